@@ -1,0 +1,25 @@
+//! # oware-engine
+//!
+//! The rules of Oware (Abapa), exactly as in the project's DESIGN §1, and everything built on
+//! them that needs no neural network: notation, games and their endings, perft, random playouts
+//! and the [`Evaluator`] interface that search uses.
+//!
+//! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
+
+mod evaluator;
+mod game;
+mod moves;
+mod perft;
+mod player;
+mod playout;
+mod position;
+mod side;
+
+pub use evaluator::{Evaluation, Evaluator, UniformEvaluator, uniform_policy};
+pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
+pub use moves::{Move, MoveList, ParseMoveError};
+pub use perft::{perft, perft_divide};
+pub use player::{Choice, Limits, Player, RandomPlayer};
+pub use playout::random_playout;
+pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};
+pub use side::Side;

@@ -1,0 +1,74 @@
+//! The player interface shared by `pit`, `play` and `engine`, and the simplest player.
+
+use crate::game::Game;
+use crate::moves::Move;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Per-call limits a caller may impose on a search (`go sims N`, `go depth N`, `go ms N`).
+/// `None` means: use the player's own setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Simulations for MCTS players.
+    pub sims: Option<u32>,
+    /// Depth in plies for alpha-beta.
+    pub depth: Option<u32>,
+    /// Time budget in milliseconds.
+    pub millis: Option<u64>,
+}
+
+/// A player's decision and what it thinks of the position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The move chosen; always legal in the game it was asked about.
+    pub mv: Move,
+    /// Expected result for the side to move, in [-1, 1], when the player has an opinion.
+    pub value: Option<f32>,
+    /// A short human-readable summary of the search (depth, nodes, principal variation, …).
+    pub info: String,
+}
+
+/// Anything that picks moves: random, alpha-beta, MCTS with or without a network, a person.
+pub trait Player: Send {
+    /// The spec string or a readable name of this player.
+    fn name(&self) -> String;
+
+    /// Chooses a move in `game`, which is not over. The move must be legal.
+    fn choose(&mut self, game: &Game, limits: Limits) -> Choice;
+
+    /// Forgets per-game state (search trees, caches) before a new game. The default does
+    /// nothing.
+    fn new_game(&mut self) {}
+}
+
+/// Picks a uniformly random legal move.
+#[derive(Debug)]
+pub struct RandomPlayer {
+    rng: SmallRng,
+}
+
+impl RandomPlayer {
+    /// A random player with a fixed seed, so games are reproducible.
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        "random".to_string()
+    }
+
+    fn choose(&mut self, game: &Game, _limits: Limits) -> Choice {
+        let moves = game.legal_moves();
+        assert!(!moves.is_empty(), "choose called on a finished game");
+        let mv = moves.as_slice()[self.rng.random_range(0..moves.len())];
+        Choice {
+            mv,
+            value: None,
+            info: String::new(),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! `oware replay`: move lists on stdin, states out (DESIGN §3).
+
+use anyhow::Context;
+use oware_engine::{Game, GameError, Position};
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+/// Arguments of `oware replay`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print one JSON object per input line (the format of DESIGN §3). Without it, the final
+    /// position of each game is drawn as text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The JSON state of a game at its current ply.
+pub fn state_json(game: &Game) -> Value {
+    let pos: &Position = game.position();
+    let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+    let result = game
+        .result()
+        .map(|r| json!({ "winner": r.winner.name(), "reason": r.reason.name() }));
+    json!({
+        "board": pos.board(),
+        "captured": pos.captured(),
+        "to_move": pos.to_move().name(),
+        "ply": game.ply(),
+        "legal": legal,
+        "terminal": game.is_over(),
+        "result": result,
+    })
+}
+
+/// Replays one line: the JSON object for it, and whether it was legal throughout.
+pub fn replay_line(line: &str) -> (Value, bool) {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let mut game = Game::new();
+    let mut states = vec![state_json(&game)];
+    for token in &tokens {
+        let ply = game.ply();
+        let played = token
+            .parse()
+            .map_err(|source| GameError::Parse { ply, source })
+            .and_then(|m| game.play(m));
+        if let Err(e) = played {
+            return (json!({ "moves": tokens, "error": e.to_string() }), false);
+        }
+        states.push(state_json(&game));
+    }
+    (json!({ "moves": tokens, "states": states }), true)
+}
+
+/// Runs `oware replay`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut all_ok = true;
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.with_context(|| format!("reading line {} of stdin", n + 1))?;
+        let (value, ok) = replay_line(&line);
+        all_ok &= ok;
+        if args.json {
+            writeln!(out, "{value}")?;
+        } else if ok {
+            let game = Game::replay(line.split_whitespace()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            writeln!(out, "{}", game.position())?;
+            match game.result() {
+                Some(r) => writeln!(out, "{r}")?,
+                None => writeln!(out, "ply {}, {} to move", game.ply(), game.to_move())?,
+            }
+        } else {
+            let msg = value
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("illegal move");
+            writeln!(out, "line {}: {msg}", n + 1)?;
+        }
+    }
+    out.flush()?;
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
