@@ -409,10 +409,13 @@ impl Searcher {
         }
 
         let pv_node = beta - alpha > 1;
+        // A subtree that reaches the ply limit has a value that depends on the path length:
+        // such results are neither taken from nor given to the table.
+        let near_limit = self.base_ply as u64 + ply as u64 + depth as u64 >= self.max_plies as u64;
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(hash) {
             tt_move = e.best.filter(|m| moves.contains(*m));
-            if !pv_node && e.depth as i32 >= depth {
+            if !pv_node && !near_limit && e.depth as i32 >= depth {
                 let s = from_table(e.score, ply);
                 match e.bound {
                     Bound::Exact => return s,
@@ -504,6 +507,9 @@ impl Searcher {
         } else {
             Bound::Upper
         };
+        if near_limit {
+            return best_score;
+        }
         self.tt.store(
             hash,
             Entry {
