@@ -29,7 +29,9 @@ pub struct SearchResult {
     pub policy: [f32; 6],
     /// The evaluator's prior at the root by policy index, before any noise.
     pub prior: [f32; 6],
-    /// The root's mean value for the side to move, in [-1, 1].
+    /// The root value for the side to move, in [-1, 1]: the mean over all visits (PUCT), or
+    /// the improved policy's expectation of the completed Q-values (Gumbel, whose sequential
+    /// halving spreads visits on purpose).
     pub value: f32,
     /// The move chosen: by visits (greedy, or drawn with the temperature when exploring and
     /// within `temperature_plies`) for PUCT; the sequential-halving winner for Gumbel.
@@ -274,7 +276,11 @@ impl SlotSearch {
                 None => n.prior,
             };
         }
-        let value = if root.visits > 0 { -root.q() } else { root.raw_value };
+        let mut value = if root.visits > 0 {
+            -root.q()
+        } else {
+            root.raw_value
+        };
         let mut policy = [0.0f32; 6];
         let rel = match cfg.root {
             RootAlgorithm::Puct => {
@@ -295,8 +301,12 @@ impl SlotSearch {
             }
             RootAlgorithm::Gumbel => {
                 let pi = gumbel::improved_policy(tree, 0, cfg);
+                let mut q = [0.0f32; 6];
+                gumbel::completed_q(tree, 0, &mut q);
+                value = 0.0;
                 for (i, c) in range.enumerate() {
                     policy[tree.nodes[c].mv as usize] = pi[i];
+                    value += pi[i] * q[i];
                 }
                 self.gumbel.final_action(tree, cfg)
             }
