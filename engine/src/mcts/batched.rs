@@ -1,0 +1,188 @@
+//! The batched driver: many games in flight, one evaluator call per pass for all their leaves.
+
+use super::config::{ConfigError, MctsConfig};
+use super::slot::{SearchResult, SlotSearch};
+use crate::evaluator::{Evaluation, Evaluator};
+use crate::game::{Game, GameError};
+use crate::moves::Move;
+use crate::position::{MoveEffect, Position};
+use rand::Rng;
+
+/// How one slot's next searches run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotParams {
+    /// Simulations per search (at least 1 is run). Lower it for the cheap searches of playout
+    /// cap randomization.
+    pub sims: u32,
+    /// Whether to explore: root noise (Dirichlet for PUCT, Gumbel noise for Gumbel) and, for
+    /// PUCT, the temperature schedule for the move chosen.
+    pub explore: bool,
+}
+
+/// One game in flight and its tree.
+#[derive(Clone, Debug)]
+struct Slot {
+    game: Game,
+    search: SlotSearch,
+    params: SlotParams,
+}
+
+/// Searches many games at once: every pass gathers leaves from all trees (up to
+/// `leaves_per_tree` each, with virtual loss), evaluates them in **one** call to the evaluator,
+/// then expands and backs up, until every unfinished slot has spent its budget.
+///
+/// The slots' games live in the driver: read them with [`BatchedSearch::game`], play moves with
+/// [`BatchedSearch::advance`] (the move's subtree is kept), start new games with
+/// [`BatchedSearch::reset`]. See the module documentation for the self-play loop.
+#[derive(Clone, Debug)]
+pub struct BatchedSearch {
+    config: MctsConfig,
+    slots: Vec<Slot>,
+    positions: Vec<Position>,
+    evals: Vec<Evaluation>,
+    counts: Vec<usize>,
+}
+
+impl BatchedSearch {
+    /// A driver with `slots` games, each a new game from the start position with the default
+    /// ply limit, searched with `config.sims` simulations and exploration on.
+    pub fn new(config: MctsConfig, slots: usize) -> Result<BatchedSearch, ConfigError> {
+        config.validate()?;
+        let params = SlotParams {
+            sims: config.sims,
+            explore: true,
+        };
+        let game = Game::new();
+        let mut slot = Slot {
+            game: game.clone(),
+            search: SlotSearch::new(),
+            params,
+        };
+        slot.search.reset(&game);
+        Ok(BatchedSearch {
+            config,
+            slots: vec![slot; slots],
+            positions: Vec::new(),
+            evals: Vec::new(),
+            counts: Vec::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// The number of slots.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The game in `slot`.
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn game(&self, slot: usize) -> &Game {
+        &self.slots[slot].game
+    }
+
+    /// The search settings of `slot`.
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn params(&self, slot: usize) -> SlotParams {
+        self.slots[slot].params
+    }
+
+    /// Sets how `slot`'s next searches run (kept until changed).
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn set_params(&mut self, slot: usize, params: SlotParams) {
+        self.slots[slot].params = params;
+    }
+
+    /// Replaces `slot`'s game (e.g. a finished one by a new game) and forgets its tree.
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn reset(&mut self, slot: usize, game: Game) {
+        let s = &mut self.slots[slot];
+        s.search.reset(&game);
+        s.game = game;
+    }
+
+    /// Plays `mv` in `slot`'s game (checked) and makes its subtree the slot's tree (or a fresh
+    /// tree when `reuse_tree` is off). On an illegal move nothing changes.
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn advance(&mut self, slot: usize, mv: Move) -> Result<MoveEffect, GameError> {
+        let s = &mut self.slots[slot];
+        let effect = s.game.play(mv)?;
+        s.search.advance(mv, &s.game, self.config.reuse_tree);
+        Ok(effect)
+    }
+
+    /// Visits of the root children of `slot`'s tree by policy index.
+    ///
+    /// # Panics
+    /// If `slot >= self.len()`.
+    pub fn root_visits(&self, slot: usize) -> [u32; 6] {
+        self.slots[slot].search.tree.root_visits()
+    }
+
+    /// Searches every slot whose game is not over with its own budget, evaluating all leaves of
+    /// a pass in one call to `evaluator`. Returns one entry per slot: `None` where the game is
+    /// over. Calls `evaluator.evaluate` once per pass with every gathered position (never
+    /// with an empty batch).
+    pub fn search<E: Evaluator + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        rng: &mut R,
+    ) -> Vec<Option<SearchResult>> {
+        let cfg = &self.config;
+        for s in self.slots.iter_mut() {
+            if !s.search.root_finished() {
+                s.search.begin(s.params.sims, s.params.explore, cfg, rng);
+            }
+        }
+        let empty = Evaluation {
+            policy: [0.0; 6],
+            value: 0.0,
+        };
+        loop {
+            self.positions.clear();
+            self.counts.clear();
+            let mut progress = false;
+            for s in self.slots.iter_mut() {
+                let (n, p) = s.search.gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+                self.counts.push(n);
+                progress |= p;
+            }
+            let total = self.positions.len();
+            if total > 0 {
+                self.evals.clear();
+                self.evals.resize(total, empty);
+                evaluator.evaluate(&self.positions, &mut self.evals);
+            }
+            let mut offset = 0;
+            for (s, &n) in self.slots.iter_mut().zip(&self.counts) {
+                s.search.apply(cfg, &self.evals[offset..offset + n], rng);
+                offset += n;
+            }
+            if !progress || self.slots.iter().all(|s| s.search.is_done()) {
+                break;
+            }
+        }
+        self.slots
+            .iter()
+            .map(|s| s.search.result(cfg, rng))
+            .collect()
+    }
+}

@@ -1,0 +1,96 @@
+//! The single-game search, for players and analysis.
+
+use super::config::{ConfigError, MctsConfig};
+use super::slot::{SearchResult, SlotSearch};
+use crate::evaluator::{Evaluation, Evaluator};
+use crate::game::Game;
+use crate::position::Position;
+use rand::Rng;
+
+/// A search over one game, reusing its tree from one call to the next when the game continues.
+///
+/// Runs exactly the same steps as one slot of [`super::BatchedSearch`]: given the same
+/// configuration, game and random generator state, both return the same result.
+#[derive(Clone, Debug)]
+pub struct Search {
+    config: MctsConfig,
+    slot: SlotSearch,
+    positions: Vec<Position>,
+    evals: Vec<Evaluation>,
+}
+
+impl Search {
+    /// A search with `config`, which is checked.
+    pub fn new(config: MctsConfig) -> Result<Search, ConfigError> {
+        config.validate()?;
+        Ok(Search {
+            config,
+            slot: SlotSearch::new(),
+            positions: Vec::new(),
+            evals: Vec::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Puts `game` at the root. When `game` continues the game searched last (same start, the
+    /// same moves so far plus the moves played since) and `reuse_tree` is on, the subtree of
+    /// the moves played since is kept; otherwise the tree starts afresh.
+    pub fn set_game(&mut self, game: &Game) {
+        self.slot.follow(game, self.config.reuse_tree);
+    }
+
+    /// Forgets the tree and puts `game` at the root.
+    pub fn reset(&mut self, game: &Game) {
+        self.slot.reset(game);
+    }
+
+    /// Runs `sims` simulations (at least 1) from the root set by [`Search::set_game`]. With
+    /// `explore` the root gets noise (Dirichlet for PUCT, Gumbel for Gumbel) and the PUCT move is
+    /// drawn with the temperature schedule; without it the choice is greedy. Returns `None` when
+    /// the game at the root is over.
+    pub fn run<E: Evaluator + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        sims: u32,
+        explore: bool,
+        rng: &mut R,
+    ) -> Option<SearchResult> {
+        if self.slot.root_finished() {
+            return None;
+        }
+        let cfg = &self.config;
+        self.slot.begin(sims, explore, cfg, rng);
+        let empty = Evaluation {
+            policy: [0.0; 6],
+            value: 0.0,
+        };
+        while !self.slot.is_done() {
+            self.positions.clear();
+            let (n, progress) = self.slot.gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+            if n > 0 {
+                self.evals.clear();
+                self.evals.resize(n, empty);
+                evaluator.evaluate(&self.positions, &mut self.evals);
+            }
+            self.slot.apply(cfg, &self.evals[..n], rng);
+            if !progress {
+                break;
+            }
+        }
+        self.slot.result(cfg, rng)
+    }
+
+    /// Visits of the root's children by policy index.
+    pub fn root_visits(&self) -> [u32; 6] {
+        self.slot.tree.root_visits()
+    }
+
+    /// Nodes in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.slot.tree.nodes.len()
+    }
+}

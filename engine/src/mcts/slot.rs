@@ -1,0 +1,323 @@
+//! One tree's search, step by step: the state machine shared by the single-game [`super::Search`]
+//! and the batched driver [`super::BatchedSearch`], so both make the same decisions in the same
+//! order.
+//!
+//! A search of `sims` simulations: `begin`, then passes of `gather` (select up to L leaves with
+//! virtual loss, hand their positions out) and `apply` (take the evaluations, expand, back up)
+//! until `is_done`, then `result`. A fresh root is first evaluated by a pass of its own, which is
+//! not a simulation; every simulation adds exactly one visit to one root child, so with a fresh
+//! tree the root children's visits sum to `sims`.
+
+use super::config::{MctsConfig, RootAlgorithm};
+use super::gumbel::{self, GumbelRoot};
+use super::puct;
+use super::tree::{NodeState, Tree};
+use crate::evaluator::Evaluation;
+use crate::game::Game;
+use crate::moves::Move;
+use crate::position::Position;
+use rand::Rng;
+
+/// What a search found at the root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Visits of each root child by policy index ([`Move::relative`]), visits kept from a
+    /// reused subtree included. Illegal moves have 0.
+    pub visits: [u32; 6],
+    /// The policy training target by policy index: the visit distribution (PUCT) or the
+    /// improved policy `softmax(logits + σ(completed Q))` (Gumbel). Sums to 1 over legal moves.
+    pub policy: [f32; 6],
+    /// The evaluator's prior at the root by policy index, before any noise.
+    pub prior: [f32; 6],
+    /// The root value for the side to move, in [-1, 1]: the mean over all visits (PUCT), or
+    /// the improved policy's expectation of the completed Q-values (Gumbel, whose sequential
+    /// halving spreads visits on purpose).
+    pub value: f32,
+    /// The move chosen: by visits (greedy, or drawn with the temperature when exploring and
+    /// within `temperature_plies`) for PUCT; the sequential-halving winner for Gumbel.
+    pub mv: Move,
+    /// Simulations run by this search.
+    pub sims: u32,
+}
+
+/// The state of one tree's search.
+#[derive(Clone, Debug)]
+pub(crate) struct SlotSearch {
+    /// The tree.
+    pub tree: Tree,
+    /// Simulations requested in this search.
+    sims: u32,
+    /// Simulations not yet started.
+    budget: u32,
+    /// Simulations started (and not abandoned) in this search.
+    started: u32,
+    /// Whether this search explores (root noise, temperature).
+    explore: bool,
+    /// Whether the root's per-search state (noise, Gumbel draw) is set up.
+    root_ready: bool,
+    /// Root priors before Dirichlet noise, by child order, while noise is applied.
+    saved_priors: Option<[f32; 6]>,
+    /// Gumbel root state.
+    gumbel: GumbelRoot,
+    /// Leaves awaiting evaluation, in the order their positions were handed out.
+    pending: Vec<u32>,
+}
+
+impl SlotSearch {
+    /// A search over the start position of a default game.
+    pub fn new() -> SlotSearch {
+        SlotSearch {
+            tree: Tree::new(),
+            sims: 0,
+            budget: 0,
+            started: 0,
+            explore: false,
+            root_ready: false,
+            saved_priors: None,
+            gumbel: GumbelRoot::default(),
+            pending: Vec::new(),
+        }
+    }
+
+    fn restore_priors(&mut self) {
+        if let Some(saved) = self.saved_priors.take() {
+            puct::restore_root_priors(&mut self.tree, &saved);
+        }
+    }
+
+    fn clear_search(&mut self) {
+        self.restore_priors();
+        self.pending.clear();
+        self.budget = 0;
+        self.root_ready = false;
+    }
+
+    /// Starts afresh at `game`'s position.
+    pub fn reset(&mut self, game: &Game) {
+        self.clear_search();
+        self.tree.reset(game);
+    }
+
+    /// Puts `game` at the root, reusing the subtree when `game` continues the tree's game.
+    pub fn follow(&mut self, game: &Game, reuse: bool) {
+        self.clear_search();
+        self.tree.follow(game, reuse);
+    }
+
+    /// After `mv` was played in the game, now `game`: the move's subtree becomes the tree (or
+    /// a fresh tree when `reuse` is off).
+    pub fn advance(&mut self, mv: Move, game: &Game, reuse: bool) {
+        self.clear_search();
+        if reuse {
+            self.tree.advance(mv.relative(), game);
+        } else {
+            self.tree.reset(game);
+        }
+    }
+
+    /// Whether the game at the root is over.
+    pub fn root_finished(&self) -> bool {
+        self.tree.root().state == NodeState::Terminal
+    }
+
+    /// Starts a search of `sims` (at least 1) simulations.
+    pub fn begin<R: Rng + ?Sized>(
+        &mut self,
+        sims: u32,
+        explore: bool,
+        cfg: &MctsConfig,
+        rng: &mut R,
+    ) {
+        self.clear_search();
+        self.sims = sims.max(1);
+        self.budget = self.sims;
+        self.started = 0;
+        self.gumbel.new_visits = [0; 6];
+        self.explore = explore;
+        if self.tree.root().state == NodeState::Expanded {
+            self.init_root(cfg, rng);
+        }
+    }
+
+    fn init_root<R: Rng + ?Sized>(&mut self, cfg: &MctsConfig, rng: &mut R) {
+        self.root_ready = true;
+        match cfg.root {
+            RootAlgorithm::Puct => {
+                if self.explore && cfg.dirichlet_frac > 0.0 {
+                    self.saved_priors = Some(puct::add_root_noise(&mut self.tree, cfg, rng));
+                }
+            }
+            RootAlgorithm::Gumbel => {
+                self.gumbel
+                    .init(&self.tree, self.sims, self.explore, cfg, rng);
+            }
+        }
+    }
+
+    /// Whether the search has spent its budget and has nothing in flight (or the game is over).
+    pub fn is_done(&self) -> bool {
+        self.root_finished() || (self.root_ready && self.budget == 0 && self.pending.is_empty())
+    }
+
+    /// Selects up to `max_leaves` leaves and appends their positions to `positions`. Leaves that
+    /// end the game are backed up at once. Returns the number of positions appended and whether
+    /// the search advanced at all.
+    pub fn gather(
+        &mut self,
+        cfg: &MctsConfig,
+        max_leaves: u32,
+        positions: &mut Vec<Position>,
+    ) -> (usize, bool) {
+        if self.is_done() {
+            return (0, false);
+        }
+        let vl = cfg.virtual_loss;
+        match self.tree.root().state {
+            NodeState::Fresh => {
+                self.tree.begin_descent();
+                self.tree.add_virtual(0, vl);
+                self.tree.create_children(0);
+                self.tree.nodes[0].state = NodeState::Pending;
+                positions.push(self.tree.root().pos);
+                self.pending.push(0);
+                return (1, true);
+            }
+            NodeState::Pending | NodeState::Terminal => return (0, false),
+            NodeState::Expanded => {}
+        }
+        let mut pushed = 0usize;
+        let mut progress = false;
+        while pushed < max_leaves as usize && self.budget > 0 {
+            self.tree.begin_descent();
+            self.tree.add_virtual(0, vl);
+            let first = match cfg.root {
+                RootAlgorithm::Puct => puct::select(&self.tree, 0, cfg),
+                RootAlgorithm::Gumbel => self.gumbel.select(&self.tree, self.started, cfg),
+            };
+            let mut node = first;
+            loop {
+                self.tree.step(node);
+                self.tree.add_virtual(node, vl);
+                let state = self.tree.nodes[node as usize].state;
+                match state {
+                    NodeState::Expanded => {
+                        node = match cfg.root {
+                            RootAlgorithm::Puct => puct::select(&self.tree, node, cfg),
+                            RootAlgorithm::Gumbel => gumbel::select_interior(&self.tree, node, cfg),
+                        };
+                    }
+                    NodeState::Terminal => {
+                        self.count_sim(first);
+                        let v = self.tree.nodes[node as usize].raw_value;
+                        self.tree.backup(node, v, vl);
+                        progress = true;
+                        break;
+                    }
+                    NodeState::Fresh => {
+                        self.count_sim(first);
+                        self.tree.create_children(node);
+                        self.tree.nodes[node as usize].state = NodeState::Pending;
+                        positions.push(self.tree.nodes[node as usize].pos);
+                        self.pending.push(node);
+                        pushed += 1;
+                        progress = true;
+                        break;
+                    }
+                    NodeState::Pending => {
+                        // Collision with a leaf already in flight: abandon this descent and
+                        // gather no more from this tree in this pass.
+                        self.tree.revert(node, vl);
+                        return (pushed, progress);
+                    }
+                }
+            }
+        }
+        (pushed, progress)
+    }
+
+    fn count_sim(&mut self, first: u32) {
+        self.budget -= 1;
+        self.started += 1;
+        let i = first as usize - self.tree.children(0).start;
+        self.gumbel.new_visits[i] += 1;
+    }
+
+    /// Takes the evaluations of the leaves handed out by the last `gather`, in order: expands
+    /// the leaves and backs their values up.
+    pub fn apply<R: Rng + ?Sized>(&mut self, cfg: &MctsConfig, evals: &[Evaluation], rng: &mut R) {
+        debug_assert_eq!(evals.len(), self.pending.len());
+        for (i, eval) in evals.iter().enumerate().take(self.pending.len()) {
+            let leaf = self.pending[i];
+            self.tree.set_evaluation(leaf, eval);
+            let v = self.tree.nodes[leaf as usize].raw_value;
+            self.tree.backup(leaf, v, cfg.virtual_loss);
+        }
+        self.pending.clear();
+        if !self.root_ready && self.tree.root().state == NodeState::Expanded {
+            self.init_root(cfg, rng);
+        }
+    }
+
+    /// The outcome of the finished search; `None` when the game at the root is over. `ply` is the
+    /// game's ply (for the temperature schedule).
+    pub fn result<R: Rng + ?Sized>(&self, cfg: &MctsConfig, rng: &mut R) -> Option<SearchResult> {
+        if self.root_finished() {
+            return None;
+        }
+        let tree = &self.tree;
+        let root = tree.root();
+        let range = tree.children(0);
+        let visits = tree.root_visits();
+        let mut prior = [0.0f32; 6];
+        for (i, c) in range.clone().enumerate() {
+            let n = &tree.nodes[c];
+            prior[n.mv as usize] = match &self.saved_priors {
+                Some(saved) => saved[i],
+                None => n.prior,
+            };
+        }
+        let mut value = if root.visits > 0 {
+            -root.q()
+        } else {
+            root.raw_value
+        };
+        let mut policy = [0.0f32; 6];
+        let rel = match cfg.root {
+            RootAlgorithm::Puct => {
+                let total: u32 = visits.iter().sum();
+                for i in 0..6 {
+                    policy[i] = if total > 0 {
+                        visits[i] as f32 / total as f32
+                    } else {
+                        prior[i]
+                    };
+                }
+                let ply = tree.root_ply;
+                if self.explore && cfg.temperature > 0.0 && ply < cfg.temperature_plies {
+                    puct::sample_by_visits(tree, cfg.temperature, rng)
+                } else {
+                    puct::most_visited(tree)
+                }
+            }
+            RootAlgorithm::Gumbel => {
+                let pi = gumbel::improved_policy(tree, 0, cfg);
+                let mut q = [0.0f32; 6];
+                gumbel::completed_q(tree, 0, &mut q);
+                value = 0.0;
+                for (i, c) in range.enumerate() {
+                    policy[tree.nodes[c].mv as usize] = pi[i];
+                    value += pi[i] * q[i];
+                }
+                self.gumbel.final_action(tree, cfg)
+            }
+        };
+        Some(SearchResult {
+            visits,
+            policy,
+            prior,
+            value,
+            mv: Move::from_relative(root.pos.to_move(), rel),
+            sims: self.started,
+        })
+    }
+}

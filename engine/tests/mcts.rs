@@ -1,0 +1,334 @@
+//! The search with no network: a uniform evaluator and random rollouts.
+
+use oware_engine::mcts::{
+    BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
+};
+use oware_engine::{
+    Choice, DEFAULT_MAX_PLIES, Game, Limits, Move, MctsPlayer, Player, Position, RandomPlayer,
+    RolloutMctsPlayer, Side, UniformEvaluator,
+};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+/// South has 23 and `f` sows its one seed into `A` (1 seed): 2 captured, 25 in all.
+fn winning_capture() -> Game {
+    let pos = Position::from_parts([1, 0, 1, 0, 0, 1, 1, 0, 5, 5, 0, 0], [23, 11], Side::South)
+        .expect("48 seeds");
+    Game::from_position(pos, DEFAULT_MAX_PLIES)
+}
+
+/// North has 23 and `F` (1 seed) reaches `a`. South may play `a` (emptying it) or `b`, after
+/// which `F` makes `a` 2 and North captures its 25th seed.
+fn losing_move() -> Game {
+    let pos = Position::from_parts([1, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 1], [18, 23], Side::South)
+        .expect("48 seeds");
+    Game::from_position(pos, DEFAULT_MAX_PLIES)
+}
+
+fn mv(s: &str) -> Move {
+    s.parse().expect("a move")
+}
+
+fn config(root: RootAlgorithm, sims: u32, leaves: u32) -> MctsConfig {
+    MctsConfig {
+        sims,
+        root,
+        leaves_per_tree: leaves,
+        ..MctsConfig::default()
+    }
+}
+
+const ROOTS: [RootAlgorithm; 2] = [RootAlgorithm::Puct, RootAlgorithm::Gumbel];
+
+#[test]
+fn the_test_positions_do_what_they_claim() {
+    let mut g = winning_capture();
+    g.play(mv("f")).expect("legal");
+    assert_eq!(g.result().map(|r| r.winner.name()), Some("south"));
+    let mut g = losing_move();
+    g.play(mv("b")).expect("legal");
+    g.play(mv("F")).expect("legal");
+    assert_eq!(g.result().map(|r| r.winner.name()), Some("north"));
+}
+
+#[test]
+fn search_takes_a_capture_that_wins_at_once() {
+    for root in ROOTS {
+        for leaves in [1, 4] {
+            let mut s = Search::new(config(root, 64, leaves)).expect("valid");
+            s.set_game(&winning_capture());
+            let mut rng = SmallRng::seed_from_u64(3);
+            let r = s.run(&UniformEvaluator, 64, false, &mut rng).expect("live game");
+            assert_eq!(r.mv, mv("f"), "{root:?} leaves {leaves}: {r:?}");
+            assert!(r.value > 0.5, "{root:?}: value {}", r.value);
+        }
+    }
+}
+
+#[test]
+fn search_avoids_a_move_that_loses_at_once() {
+    for root in ROOTS {
+        for explore in [false, true] {
+            let mut s = Search::new(config(root, 100, 1)).expect("valid");
+            s.set_game(&losing_move());
+            let mut rng = SmallRng::seed_from_u64(5);
+            let r = s.run(&UniformEvaluator, 100, explore, &mut rng).expect("live game");
+            assert_eq!(r.mv, mv("a"), "{root:?}: {r:?}");
+            assert!(r.policy[1] < 0.2, "{root:?}: {r:?}");
+            if root == RootAlgorithm::Puct {
+                assert!(r.visits[1] < r.visits[0], "{root:?}: {r:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn visit_counts_sum_to_the_simulations() {
+    for root in ROOTS {
+        for leaves in [1, 3, 8] {
+            for sims in [1, 2, 7, 50, 200] {
+                let mut s = Search::new(config(root, sims, leaves)).expect("valid");
+                s.set_game(&Game::new());
+                let mut rng = SmallRng::seed_from_u64(sims as u64);
+                let r = s.run(&UniformEvaluator, sims, true, &mut rng).expect("live");
+                assert_eq!(r.visits.iter().sum::<u32>(), sims, "{root:?} {leaves} {sims}");
+                assert_eq!(r.sims, sims);
+                let p: f32 = r.policy.iter().sum();
+                assert!((p - 1.0).abs() < 1e-4, "policy sums to {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_slots_each_spend_their_own_budget() {
+    for root in ROOTS {
+        let mut d = BatchedSearch::new(config(root, 40, 4), 6).expect("valid");
+        for slot in 0..6 {
+            d.set_params(
+                slot,
+                SlotParams {
+                    sims: 5 + 17 * slot as u32,
+                    explore: slot % 2 == 0,
+                },
+            );
+        }
+        let mut rng = SmallRng::seed_from_u64(11);
+        let results = d.search(&UniformEvaluator, &mut rng);
+        for (slot, r) in results.iter().enumerate() {
+            let r = r.expect("live game");
+            assert_eq!(r.visits.iter().sum::<u32>(), 5 + 17 * slot as u32);
+            assert!(d.game(slot).legal_moves().contains(r.mv));
+        }
+    }
+}
+
+/// Counts the calls and the positions it is asked about.
+struct Counting {
+    calls: std::sync::atomic::AtomicUsize,
+    max_batch: std::sync::atomic::AtomicUsize,
+}
+
+impl oware_engine::Evaluator for Counting {
+    fn evaluate(&self, positions: &[Position], out: &mut [oware_engine::Evaluation]) {
+        use std::sync::atomic::Ordering::Relaxed;
+        assert!(!positions.is_empty());
+        self.calls.fetch_add(1, Relaxed);
+        self.max_batch.fetch_max(positions.len(), Relaxed);
+        UniformEvaluator.evaluate(positions, out);
+    }
+}
+
+#[test]
+fn the_batched_driver_evaluates_all_trees_in_one_call_per_pass() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let eval = Counting {
+        calls: 0.into(),
+        max_batch: 0.into(),
+    };
+    let mut d = BatchedSearch::new(config(RootAlgorithm::Puct, 32, 2), 64).expect("valid");
+    let mut rng = SmallRng::seed_from_u64(2);
+    d.search(&eval, &mut rng);
+    // 1 pass for the roots, then at least 16 (2 leaves per tree and pass, 32 sims).
+    let calls = eval.calls.load(Relaxed);
+    assert!((17..=40).contains(&calls), "{calls} calls");
+    assert!(eval.max_batch.load(Relaxed) >= 64 * 2 - 8);
+}
+
+#[test]
+fn batched_with_one_slot_and_one_leaf_matches_the_single_search() {
+    for root in ROOTS {
+        let cfg = config(root, 60, 1);
+        let mut single = Search::new(cfg.clone()).expect("valid");
+        let mut driver = BatchedSearch::new(cfg, 1).expect("valid");
+        let mut rng_a = SmallRng::seed_from_u64(42);
+        let mut rng_b = SmallRng::seed_from_u64(42);
+        let mut game = Game::new();
+        for _ in 0..12 {
+            single.set_game(&game);
+            let a = single.run(&UniformEvaluator, 60, true, &mut rng_a).expect("live");
+            let b = driver.search(&UniformEvaluator, &mut rng_b)[0].expect("live");
+            assert_eq!(a, b, "{root:?} at ply {}", game.ply());
+            game.play(a.mv).expect("legal");
+            driver.advance(0, b.mv).expect("legal");
+            if game.is_over() {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn gumbel_spends_exactly_the_budget() {
+    for considered in 1..=6 {
+        for leaves in [1, 2, 5] {
+            for sims in [1, 3, 10, 16, 33, 100] {
+                let cfg = MctsConfig {
+                    gumbel_considered: considered,
+                    ..config(RootAlgorithm::Gumbel, sims, leaves)
+                };
+                let mut s = Search::new(cfg).expect("valid");
+                s.set_game(&Game::new());
+                let mut rng = SmallRng::seed_from_u64(7);
+                let r = s.run(&UniformEvaluator, sims, true, &mut rng).expect("live");
+                assert_eq!(r.visits.iter().sum::<u32>(), sims, "m={considered} sims={sims}");
+                // Only considered actions are visited.
+                let visited = r.visits.iter().filter(|&&v| v > 0).count();
+                assert!(visited <= considered as usize);
+            }
+        }
+    }
+}
+
+#[test]
+fn subtree_reuse_keeps_the_childs_visits() {
+    for root in ROOTS {
+        let mut d = BatchedSearch::new(config(root, 300, 2), 1).expect("valid");
+        let mut rng = SmallRng::seed_from_u64(9);
+        let r = d.search(&UniformEvaluator, &mut rng)[0].expect("live");
+        let child_visits = r.visits[r.mv.relative()];
+        assert!(child_visits > 2);
+        d.advance(0, r.mv).expect("legal");
+        // The child's own evaluation was one visit; its children hold the rest.
+        assert_eq!(d.root_visits(0).iter().sum::<u32>(), child_visits - 1, "{root:?}");
+        d.set_params(
+            0,
+            SlotParams {
+                sims: 50,
+                explore: true,
+            },
+        );
+        let r2 = d.search(&UniformEvaluator, &mut rng)[0].expect("live");
+        assert_eq!(r2.visits.iter().sum::<u32>(), child_visits - 1 + 50);
+        assert_eq!(r2.sims, 50);
+    }
+}
+
+#[test]
+fn set_game_reuses_the_tree_when_the_game_continues() {
+    let mut s = Search::new(config(RootAlgorithm::Puct, 200, 1)).expect("valid");
+    let mut game = Game::new();
+    s.set_game(&game);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let r = s.run(&UniformEvaluator, 200, false, &mut rng).expect("live");
+    game.play(r.mv).expect("legal");
+    let reply = game.legal_moves().get(0).expect("a move");
+    game.play(reply).expect("legal");
+    s.set_game(&game);
+    let kept: u32 = s.root_visits().iter().sum();
+    // Another game: the tree is forgotten.
+    s.set_game(&Game::replay(["a"]).expect("legal"));
+    assert_eq!(s.root_visits().iter().sum::<u32>(), 0);
+    assert!(kept <= r.visits[r.mv.relative()]);
+}
+
+#[test]
+fn finished_games_have_no_search() {
+    let mut g = winning_capture();
+    g.play(mv("f")).expect("legal");
+    let mut s = Search::new(MctsConfig::default()).expect("valid");
+    s.set_game(&g);
+    let mut rng = SmallRng::seed_from_u64(1);
+    assert!(s.run(&UniformEvaluator, 10, false, &mut rng).is_none());
+    let mut d = BatchedSearch::new(config(RootAlgorithm::Puct, 10, 1), 2).expect("valid");
+    d.reset(1, g);
+    let results = d.search(&UniformEvaluator, &mut rng);
+    assert!(results[0].is_some() && results[1].is_none());
+    let mut rs = RolloutSearch::new(1.0);
+    rs.set_game(d.game(1));
+    assert!(rs.run(10, &mut rng).is_none());
+}
+
+#[test]
+fn rollout_search_wins_at_once_and_counts_its_simulations() {
+    let mut s = RolloutSearch::new(1.4);
+    s.set_game(&winning_capture());
+    let mut rng = SmallRng::seed_from_u64(1);
+    let r = s.run(500, &mut rng).expect("live");
+    assert_eq!(r.mv, mv("f"));
+    assert_eq!(r.visits.iter().sum::<u32>(), 500);
+    let mut s = RolloutSearch::new(1.4);
+    s.set_game(&losing_move());
+    let r = s.run(500, &mut rng).expect("live");
+    assert_eq!(r.mv, mv("a"));
+}
+
+fn play_out(a: &mut dyn Player, b: &mut dyn Player) -> Game {
+    let mut game = Game::new();
+    a.new_game();
+    b.new_game();
+    while !game.is_over() {
+        let p: &mut dyn Player = if game.to_move() == Side::South { a } else { b };
+        let Choice { mv, .. } = p.choose(&game, Limits::default());
+        game.play(mv).expect("players choose legal moves");
+    }
+    game
+}
+
+#[test]
+fn players_play_whole_games() {
+    let mut rollout = RolloutMctsPlayer::new(60, 1.4, 1);
+    let mut random = RandomPlayer::new(2);
+    let g = play_out(&mut rollout, &mut random);
+    assert!(g.result().is_some());
+    let cfg = MctsConfig {
+        sims: 24,
+        leaves_per_tree: 4,
+        ..MctsConfig::default()
+    };
+    let mut net = MctsPlayer::new(UniformEvaluator, cfg, 3).expect("valid");
+    let g = play_out(&mut random, &mut net);
+    assert!(g.result().is_some());
+    let c = net.choose(
+        &Game::new(),
+        Limits {
+            sims: Some(7),
+            ..Limits::default()
+        },
+    );
+    assert!(c.value.is_some());
+    assert!(c.info.starts_with("sims 7 "), "{}", c.info);
+}
+
+#[test]
+fn config_reads_from_toml_and_checks_its_ranges() {
+    let cfg: MctsConfig = toml::from_str(
+        "sims = 400\nroot = \"gumbel\"\ncpuct_form = \"growing\"\ndirichlet_alpha = 0.8\n",
+    )
+    .expect("valid toml");
+    assert_eq!(cfg.sims, 400);
+    assert_eq!(cfg.root, RootAlgorithm::Gumbel);
+    assert_eq!(cfg.gumbel_c_visit, 50.0);
+    cfg.validate().expect("in range");
+    let text = toml::to_string(&cfg).expect("serializes");
+    assert_eq!(toml::from_str::<MctsConfig>(&text).expect("round trip"), cfg);
+    assert!(toml::from_str::<MctsConfig>("simz = 3").is_err());
+    let bad = MctsConfig {
+        dirichlet_frac: 1.5,
+        ..MctsConfig::default()
+    };
+    let e = bad.validate().expect_err("out of range");
+    assert_eq!(e.field, "dirichlet_frac");
+    assert!(e.to_string().contains("mcts.dirichlet_frac"), "{e}");
+    assert!(Search::new(MctsConfig { sims: 0, ..MctsConfig::default() }).is_err());
+}
