@@ -154,3 +154,144 @@ pub fn render(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oware_engine::Position;
+
+    /// Removes ANSI escape sequences.
+    fn strip_ansi(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                for d in chars.by_ref() {
+                    if d == 'm' {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    fn game_after(moves: &str) -> (Game, Option<LastMove>) {
+        let mut game = Game::new();
+        let mut last = None;
+        for token in moves.split_whitespace() {
+            let mv: Move = token.parse().expect("move");
+            let effect = game.play(mv).expect("legal");
+            last = Some(LastMove { mv, effect });
+        }
+        (game, last)
+    }
+
+    /// South `f` sows one seed into `A`, which then holds 2, with `north_rest` seeds on `B`.
+    fn capture_position(north_rest: u8) -> Game {
+        let mut board = [0u8; 12];
+        board[5] = 1;
+        board[6] = 1;
+        board[7] = north_rest;
+        let on_board = 2 + north_rest;
+        let south = (48 - on_board) / 2;
+        let captured = [south, 48 - on_board - south];
+        let pos = Position::from_parts(board, captured, Side::South).expect("48 seeds");
+        Game::from_position(pos, 1000)
+    }
+
+    #[test]
+    fn start_position_plain() {
+        let names = [Some("you".to_string()), Some("random".to_string())];
+        let text = render(&Game::new(), None, &names, false);
+        let expected = "          F   E   D   C   B   A
+North     4   4   4   4   4   4    captured  0  (random)
+South     4   4   4   4   4   4    captured  0  (you)
+          a   b   c   d   e   f
+Last move: none yet
+South to move (you)
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn a_sits_opposite_f_and_counts_follow_the_letters() {
+        let (game, last) = game_after("c");
+        let text = render(&game, last.as_ref(), &[None, None], false);
+        let lines: Vec<&str> = text.lines().collect();
+        let col = |line: &str, c: char| line.find(c).expect("letter present");
+        assert_eq!(col(lines[0], 'A'), col(lines[3], 'f'));
+        assert_eq!(col(lines[0], 'F'), col(lines[3], 'a'));
+        // c sows into d, e, f, A: North reads F..A = 4 4 4 4 4 5.
+        let north: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(&north[..7], ["North", "4", "4", "4", "4", "4", "5"]);
+        let south: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(&south[..7], ["South", "4", "4", "0", "5", "5", "5"]);
+        assert_eq!(lines[4], "Last move (ply 1): South c: no capture");
+        assert_eq!(lines[5], "North to move");
+    }
+
+    #[test]
+    fn shows_captures_and_cancelled_grand_slams() {
+        let f: Move = "f".parse().expect("move");
+
+        let mut game = capture_position(5);
+        let effect = game.play(f).expect("legal");
+        assert_eq!(effect.captured, 2);
+        let text = render(
+            &game,
+            Some(&LastMove { mv: f, effect }),
+            &[None, None],
+            false,
+        );
+        assert!(
+            text.contains("Last move (ply 1): South f: captured 2 seeds"),
+            "{text}"
+        );
+
+        let mut game = capture_position(0);
+        let effect = game.play(f).expect("legal");
+        assert!(effect.grand_slam);
+        let text = render(
+            &game,
+            Some(&LastMove { mv: f, effect }),
+            &[None, None],
+            false,
+        );
+        assert!(
+            text.contains("South f: grand slam, the capture was cancelled"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn shows_both_captured_totals_and_the_result() {
+        let mut game = capture_position(5);
+        let before = game.position().captured();
+        let text = render(&game, None, &[None, None], false);
+        assert!(text.contains(&format!("captured {:>2}", before[0])));
+        assert!(text.contains(&format!("captured {:>2}", before[1])));
+        // Play on (first legal move each time) until the game ends.
+        while !game.is_over() {
+            let mv = game.legal_moves().as_slice()[0];
+            game.play(mv).expect("legal");
+        }
+        let result = game.result().expect("over");
+        let text = render(&game, None, &[None, None], false);
+        assert!(text.contains(&format!("Game over: {result}")), "{text}");
+        assert!(!text.contains("to move"));
+    }
+
+    #[test]
+    fn colour_only_when_asked_and_same_text_underneath() {
+        let (game, last) = game_after("c F");
+        let names = [Some("you".to_string()), None];
+        let plain = render(&game, last.as_ref(), &names, false);
+        let coloured = render(&game, last.as_ref(), &names, true);
+        assert!(!plain.contains('\x1b'));
+        assert!(coloured.contains("\x1b["));
+        assert_eq!(strip_ansi(&coloured), plain);
+    }
+}

@@ -57,7 +57,8 @@ pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<L
             ),
         },
     };
-    replay(&tokens).with_context(|| format!("{} line {line}", path.display()))
+    // The engine's error already says which ply and why; one line, no repeated cause.
+    replay(&tokens).map_err(|e| anyhow::anyhow!("{} line {line}: {e}", path.display()))
 }
 
 /// The temporary name `save` writes before renaming: hidden, next to the target.

@@ -65,6 +65,15 @@ pub fn numbered(moves: &[Move]) -> String {
         .join("  ")
 }
 
+/// `1 ply`, `2 plies`.
+fn plies(n: u32) -> String {
+    if n == 1 {
+        "1 ply".to_string()
+    } else {
+        format!("{n} plies")
+    }
+}
+
 /// Replays the first `keep` moves of `game` from its start.
 fn truncated(game: &Game, keep: usize) -> (Game, Option<LastMove>) {
     let mut replayed = Game::from_position(*game.start(), game.max_plies());
@@ -305,8 +314,8 @@ impl<W: Write> Session<W> {
                 } else {
                     writeln!(
                         self.out,
-                        "Moves ({} plies): {}",
-                        self.game.ply(),
+                        "Moves ({}): {}",
+                        plies(self.game.ply()),
                         numbered(self.game.moves())
                     )?;
                     writeln!(self.out, "Record: {}", self.game.record())?;
@@ -316,8 +325,8 @@ impl<W: Write> Session<W> {
             Command::Save(path) => match record::save(&path, &self.game) {
                 Ok(()) => writeln!(
                     self.out,
-                    "Saved {} plies to {}.",
-                    self.game.ply(),
+                    "Saved {} to {}.",
+                    plies(self.game.ply()),
                     path.display()
                 )?,
                 Err(e) => writeln!(self.out, "error: {e:#}")?,
@@ -326,8 +335,8 @@ impl<W: Write> Session<W> {
                 Ok((game, last)) => {
                     writeln!(
                         self.out,
-                        "Loaded {} plies from {}.",
-                        game.ply(),
+                        "Loaded {} from {}.",
+                        plies(game.ply()),
                         path.display()
                     )?;
                     self.changed(game, last);
@@ -383,14 +392,15 @@ impl<W: Write> Session<W> {
             )?;
             return Ok(());
         }
-        if self.ai.is_none() && self.hint_player.is_none() {
-            if let Some(source) = &self.hint_source {
-                match (source.build)(&source.spec, source.seed) {
-                    Ok(p) => self.hint_player = Some(p),
-                    Err(e) => {
-                        writeln!(self.out, "No hint available: {e:#}")?;
-                        return Ok(());
-                    }
+        if self.ai.is_none()
+            && self.hint_player.is_none()
+            && let Some(source) = &self.hint_source
+        {
+            match (source.build)(&source.spec, source.seed) {
+                Ok(p) => self.hint_player = Some(p),
+                Err(e) => {
+                    writeln!(self.out, "No hint available from {}: {e:#}", source.spec)?;
+                    return Ok(());
                 }
             }
         }
