@@ -160,6 +160,13 @@ fn line_after<'a>(text: &'a str, prefix: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no line starting with '{prefix}' in:\n{text}"))
 }
 
+/// The AI's name, from the greeting `You play South (a-f) against NAME.`
+fn ai_name(text: &str) -> &str {
+    let rest = line_after(text, "You play ");
+    let (_, name) = rest.split_once(" against ").expect("greeting names the AI");
+    name.trim_end_matches('.')
+}
+
 /// The moves of a `Moves: 1. c F  2. a` line.
 fn moves_of(numbered: &str) -> Vec<String> {
     numbered
@@ -400,7 +407,7 @@ South     4   4   4   4   4   4    captured  0  (you)
           a   b   c   d   e   f
 Last move: none yet
 South to move (you)"
-            .replace("random", AI)
+            .replace("random", ai_name(&out))
     );
 }
 

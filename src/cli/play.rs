@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let interactive = stdin.is_terminal();
     let term = Terminal {
         colour: interactive && std::io::stdout().is_terminal() && !no_color_requested(),
-        spinner: interactive && std::io::stderr().is_terminal(),
+        spinner: std::io::stderr().is_terminal(),
         interactive,
     };
     let stdout = std::io::stdout();

@@ -17,6 +17,13 @@ pub fn think(player: &mut dyn Player, game: &Game, spinner: bool, label: &str) -
     std::thread::scope(|scope| {
         scope.spawn(move || {
             let start = Instant::now();
+            // Quick answers draw nothing, so the spinner does not flash.
+            if !matches!(
+                ticks.recv_timeout(Duration::from_millis(150)),
+                Err(mpsc::RecvTimeoutError::Timeout)
+            ) {
+                return;
+            }
             let mut stderr = std::io::stderr();
             for frame in FRAMES.iter().cycle() {
                 let secs = start.elapsed().as_secs_f32();
