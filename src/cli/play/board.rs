@@ -2,7 +2,7 @@
 //! South's below from `a` to `f`, with the house letters, both captured totals, the last move and
 //! whose turn it is. ANSI colour is optional.
 
-use oware_engine::{Game, Move, MoveEffect, Side};
+use oware_engine::{EndReason, Game, Move, MoveEffect, Position, Side};
 use std::fmt::Write;
 
 /// A move that was played and what it did.
@@ -77,6 +77,27 @@ pub fn describe_last(last: &LastMove) -> String {
     )
 }
 
+/// The position to draw: the current one, except after an ending that collects the board (no
+/// move, repetition, ply limit), where it is the position the last move made, seeds still on
+/// the rows, so the person sees what was collected.
+pub fn board_before_settling(game: &Game) -> Position {
+    let settles = game
+        .result()
+        .is_some_and(|r| r.reason != EndReason::Captured25);
+    match game.moves().split_last() {
+        Some((&last, earlier)) if settles => {
+            // Every move but the last was played in a live game; none of them settles the board.
+            let mut pos = *game.start();
+            for &m in earlier {
+                pos.play_unchecked(m);
+            }
+            pos.play_unchecked(last);
+            pos
+        }
+        _ => *game.position(),
+    }
+}
+
 /// Draws `game` as text. `names` are optional labels for South and North (e.g. `you`, the AI's
 /// name); `last` is the move that led here. Colour is used only when `colour` is true.
 pub fn render(
@@ -85,7 +106,7 @@ pub fn render(
     names: &[Option<String>; 2],
     colour: bool,
 ) -> String {
-    let pos = game.position();
+    let pos = board_before_settling(game);
     let board = pos.board();
     let captured = pos.captured();
     let highlight = last.map(|l| l.mv.house());
@@ -142,6 +163,9 @@ pub fn render(
                 "{}",
                 paint(&format!("Game over: {r}"), &[BOLD], colour)
             );
+            if r.reason != EndReason::Captured25 && pos.board().iter().any(|&s| s > 0) {
+                let _ = writeln!(out, "(the seeds left on each row went to its owner)");
+            }
         }
         None => {
             let side = game.to_move();
@@ -158,7 +182,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::Position;
+    use oware_engine::{Limits, Player, RandomPlayer};
 
     /// Removes ANSI escape sequences.
     fn strip_ansi(s: &str) -> String {
@@ -293,5 +317,39 @@ South to move (you)
         assert!(!plain.contains('\x1b'));
         assert!(coloured.contains("\x1b["));
         assert_eq!(strip_ansi(&coloured), plain);
+    }
+
+    #[test]
+    fn a_settled_ending_shows_the_seeds_before_collection() {
+        // Random games until one ends with seeds left on the board.
+        for seed in 0..500 {
+            let mut player = RandomPlayer::new(seed);
+            let mut game = Game::new();
+            while !game.is_over() {
+                let mv = player.choose(&game, Limits::default()).mv;
+                game.play(mv).expect("legal");
+            }
+            let result = game.result().expect("over");
+            let shown = board_before_settling(&game);
+            if result.reason == EndReason::Captured25 {
+                assert_eq!(shown, *game.position());
+                continue;
+            }
+            let left: u32 = shown.board().iter().map(|&s| s as u32).sum();
+            let kept: u32 = shown.captured().iter().map(|&s| s as u32).sum();
+            assert_eq!(left + kept, 48);
+            for side in Side::BOTH {
+                assert_eq!(
+                    shown.captured()[side.index()] + shown.row_seeds(side),
+                    result.score[side.index()]
+                );
+            }
+            if left > 0 {
+                let text = render(&game, None, &[None, None], false);
+                assert!(text.contains("went to its owner"), "{text}");
+                return;
+            }
+        }
+        panic!("no random game ended with seeds on the board");
     }
 }

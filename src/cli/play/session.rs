@@ -156,23 +156,28 @@ impl<W: Write> Session<W> {
     }
 
     /// Runs the session, reading commands from `input` until `quit` or the end of input.
-    pub fn run(&mut self, input: impl BufRead) -> anyhow::Result<()> {
+    pub fn run(&mut self, mut input: impl BufRead) -> anyhow::Result<()> {
         self.greet()?;
-        let mut lines = input.lines();
+        let mut bytes = Vec::new();
         loop {
             if self.ai_to_move() {
                 self.ai_move()?;
                 continue;
             }
             self.prompt()?;
-            let Some(line) = lines.next() else {
+            bytes.clear();
+            let n = input
+                .read_until(b'\n', &mut bytes)
+                .map_err(|e| anyhow::anyhow!("reading a command from stdin: {e}"))?;
+            if n == 0 {
                 if self.term.interactive {
                     writeln!(self.out)?;
                 }
                 writeln!(self.out, "Bye.")?;
                 return Ok(());
-            };
-            let line = line?;
+            }
+            // Bytes that are not UTF-8 become a typo to explain, not a failure.
+            let line = String::from_utf8_lossy(&bytes);
             match command::parse(&line) {
                 Ok(None) => {}
                 Ok(Some(cmd)) => {
