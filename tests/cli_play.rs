@@ -12,12 +12,33 @@ const AI: &str = "random";
 
 const BIN: &str = env!("CARGO_BIN_EXE_oware");
 
-/// A scratch directory unique to this test, emptied first.
-fn scratch(name: &str) -> PathBuf {
+/// A scratch directory unique to a test, emptied first and removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("oware-cli-play-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    Scratch(dir)
 }
 
 /// `oware play ARGS` in `dir` with `input` on stdin; its stdout and whether it exited with 0.
