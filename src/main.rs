@@ -5,6 +5,10 @@ mod players;
 
 use std::process::ExitCode;
 
+/// mimalloc: burn's CPU backend allocates per call, and glibc malloc page-faults under it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match cli::run() {
         Ok(code) => code,

@@ -46,3 +46,9 @@ impl Evaluator for UniformEvaluator {
         }
     }
 }
+
+impl<E: Evaluator + Send + ?Sized> Evaluator for std::sync::Arc<E> {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+        (**self).evaluate(positions, out)
+    }
+}

@@ -7,6 +7,7 @@
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
 pub mod alphabeta;
+pub mod arena;
 pub mod elo;
 mod evaluator;
 mod game;

@@ -1,9 +1,12 @@
 //! The command line: one module per subcommand. Each module has an `Args` struct (whose doc
 //! comments are the help text) and a `run` function.
 
+mod device;
 mod perft;
 mod play;
 mod replay;
+mod selfplay;
+mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,6 +21,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a network by self-play (from scratch, or --resume a run).
+    Train(train::Args),
+    /// Self-play only: play games with a network and write their records.
+    Selfplay(selfplay::Args),
     /// Replay move lists read from stdin (one game per line) and print the states.
     Replay(replay::Args),
     /// Count the leaf positions of the game tree from the start position.
@@ -30,6 +37,8 @@ enum Command {
 pub fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Train(args) => train::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),

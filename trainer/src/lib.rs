@@ -1,7 +1,19 @@
 //! # oware-trainer
 //!
-//! Self-play, replay buffer, learner, evaluation, the run directory and TensorBoard logging.
+//! Everything that turns self-play into a stronger network: the training configuration,
+//! self-play workers running the batched MCTS driver, the replay buffer, the learner loop,
+//! evaluation matches, the run directory with atomic checkpoints and resume, TensorBoard
+//! logging, and the players built from spec strings.
 
+pub mod config;
+pub mod eval;
+pub mod players;
+pub mod progress;
 pub mod replay;
 pub mod rundir;
+pub mod selfplay;
 pub mod tensorboard;
+pub mod train;
+
+pub use config::TrainConfig;
+pub use train::{TrainOptions, install_ctrl_c, train};

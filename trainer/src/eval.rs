@@ -1,0 +1,184 @@
+//! Evaluation during training: the current network (with MCTS) against the configured
+//! opponents and the previous evaluated checkpoint, in paired-opening matches.
+
+use crate::config::EvalConfig;
+use crate::players::{PlayerBuilder, load_network};
+use oware_engine::arena::{MatchOptions, MatchSummary, play_match};
+use oware_engine::spec::{MctsEvaluator, MctsSpec};
+use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
+use oware_model::DeviceKind;
+use serde_json::json;
+use std::path::Path;
+
+/// What an evaluation needs to know.
+pub struct EvalContext<'a> {
+    /// The `[eval]` section.
+    pub config: &'a EvalConfig,
+    /// The checkpoint under test.
+    pub checkpoint: &'a Path,
+    /// The previous evaluated checkpoint, if any.
+    pub previous: Option<&'a Path>,
+    /// The learner step of `checkpoint`.
+    pub step: u64,
+    /// Training wall-clock seconds so far.
+    pub elapsed_secs: f64,
+    /// Self-play games so far.
+    pub games: u64,
+    /// Device for the networks.
+    pub device: DeviceKind,
+    /// Seed of the openings.
+    pub seed: u64,
+}
+
+/// One match of an evaluation: a line of `eval.jsonl`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalLine {
+    /// Learner step.
+    pub step: u64,
+    /// Training seconds so far.
+    pub elapsed_secs: f64,
+    /// Self-play games so far.
+    pub selfplay_games: u64,
+    /// The network player's spec.
+    pub player: String,
+    /// The opponent's spec (`previous` matches name the checkpoint).
+    pub opponent: String,
+    /// Whether the opponent is the previous checkpoint.
+    pub vs_previous: bool,
+    /// Games, wins, draws, losses of the network.
+    pub wdl: (u32, u32, u32, u32),
+    /// Score 0..1.
+    pub score: f64,
+    /// Elo difference and its 95% interval.
+    pub elo: f64,
+    /// 95% interval of the Elo difference.
+    pub elo_ci95: (f64, f64),
+}
+
+impl EvalLine {
+    /// The `eval.jsonl` object.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "step": self.step,
+            "elapsed_secs": (self.elapsed_secs * 10.0).round() / 10.0,
+            "selfplay_games": self.selfplay_games,
+            "player": self.player,
+            "opponent": self.opponent,
+            "vs_previous": self.vs_previous,
+            "games": self.wdl.0,
+            "wins": self.wdl.1,
+            "draws": self.wdl.2,
+            "losses": self.wdl.3,
+            "score": self.score,
+            "elo": self.elo,
+            "elo_ci95": [self.elo_ci95.0, self.elo_ci95.1],
+        })
+    }
+
+    /// A TensorBoard-friendly name of the opponent: `alphabeta_depth_4`, `previous`.
+    pub fn opponent_tag(&self) -> String {
+        if self.vs_previous {
+            return "previous".to_string();
+        }
+        let mut tag: String = self
+            .opponent
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        while tag.contains("__") {
+            tag = tag.replace("__", "_");
+        }
+        tag.trim_matches('_').to_string()
+    }
+
+    /// Parses a line of `eval.jsonl` back (for reports).
+    pub fn from_json(v: &serde_json::Value) -> Option<EvalLine> {
+        let ci = v.get("elo_ci95")?.as_array()?;
+        Some(EvalLine {
+            step: v.get("step")?.as_u64()?,
+            elapsed_secs: v.get("elapsed_secs")?.as_f64()?,
+            selfplay_games: v.get("selfplay_games")?.as_u64()?,
+            player: v.get("player")?.as_str()?.to_string(),
+            opponent: v.get("opponent")?.as_str()?.to_string(),
+            vs_previous: v.get("vs_previous")?.as_bool()?,
+            wdl: (
+                v.get("games")?.as_u64()? as u32,
+                v.get("wins")?.as_u64()? as u32,
+                v.get("draws")?.as_u64()? as u32,
+                v.get("losses")?.as_u64()? as u32,
+            ),
+            score: v.get("score")?.as_f64()?,
+            elo: v.get("elo")?.as_f64()?,
+            elo_ci95: (ci.first()?.as_f64()?, ci.get(1)?.as_f64()?),
+        })
+    }
+}
+
+fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
+    PlayerSpec::Mcts(MctsSpec {
+        evaluator: MctsEvaluator::Model(path.display().to_string()),
+        sims,
+        batch: None,
+        c: None,
+    })
+}
+
+/// Plays every evaluation match; `note` receives one line of progress per match.
+pub fn run_evaluation(ctx: &EvalContext<'_>, note: &mut dyn FnMut(&str)) -> anyhow::Result<Vec<EvalLine>> {
+    let cfg = ctx.config;
+    let me_spec = network_spec(ctx.checkpoint, cfg.sims);
+    let me = PlayerBuilder::with_network(me_spec.clone(), load_network(ctx.checkpoint, ctx.device)?);
+    let mut opponents: Vec<(String, bool, PlayerBuilder)> = Vec::new();
+    for spec in &cfg.opponents {
+        opponents.push((spec.clone(), false, PlayerBuilder::from_str(spec, ctx.device)?));
+    }
+    if cfg.vs_previous {
+        if let Some(prev) = ctx.previous.filter(|p| p.join("meta.json").is_file()) {
+            let spec = network_spec(prev, cfg.sims);
+            let builder = PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
+            opponents.push((spec.to_string(), true, builder));
+        }
+    }
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let options = MatchOptions {
+        games: cfg.games,
+        opening_plies: Some(cfg.opening_plies),
+        seed: ctx.seed,
+        threads,
+        max_plies: DEFAULT_MAX_PLIES,
+    };
+    let mut lines = Vec::new();
+    for (name, vs_previous, opponent) in &opponents {
+        let a = |seed: u64| me.build(seed).map_err(|e| format!("{e:#}"));
+        let b = |seed: u64| opponent.build(seed).map_err(|e| format!("{e:#}"));
+        let games = play_match(&a, &b, &options, &|_| {}).map_err(|e| anyhow::anyhow!(e))?;
+        let summary = MatchSummary::from_games(&games);
+        let t = summary.total;
+        let line = EvalLine {
+            step: ctx.step,
+            elapsed_secs: ctx.elapsed_secs,
+            selfplay_games: ctx.games,
+            player: me_spec.to_string(),
+            opponent: name.clone(),
+            vs_previous: *vs_previous,
+            wdl: (t.games(), t.wins, t.draws, t.losses),
+            score: t.score(),
+            elo: t.elo(),
+            elo_ci95: t.elo_ci95(),
+        };
+        note(&format!(
+            "eval step {}: vs {}: {}-{}-{} ({:.1}%), Elo {:+.0} [{:+.0}, {:+.0}]",
+            ctx.step,
+            if *vs_previous { "previous" } else { name },
+            t.wins,
+            t.draws,
+            t.losses,
+            100.0 * t.score(),
+            t.elo(),
+            line.elo_ci95.0,
+            line.elo_ci95.1
+        ));
+        lines.push(line);
+    }
+    Ok(lines)
+}
