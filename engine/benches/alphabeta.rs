@@ -59,7 +59,10 @@ fn report_one_second() {
         r.nodes,
         r.nodes_per_second() / 1e6,
         r.score,
-        r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+        r.pv.iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 }
 

@@ -1,7 +1,9 @@
 //! The command line: one module per subcommand. Each module has an `Args` struct (whose doc
 //! comments are the help text) and a `run` function.
 
+mod engine;
 mod perft;
+mod pit;
 mod replay;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +23,10 @@ enum Command {
     Replay(replay::Args),
     /// Count the leaf positions of the game tree from the start position.
     Perft(perft::Args),
+    /// Play many games between two players and report the score and Elo difference.
+    Pit(pit::Args),
+    /// Answer the line protocol (newgame, position, go, isready, quit) on stdin/stdout.
+    Engine(engine::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -29,5 +35,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Pit(args) => pit::run(args),
+        Command::Engine(args) => engine::run(args),
     }
 }

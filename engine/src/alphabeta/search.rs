@@ -288,7 +288,8 @@ impl Searcher {
     fn is_repetition(&self, key: u128, hash: u64) -> bool {
         // Keys hold the captured totals, which only grow: a key from before a capture can
         // never match a later one, so scanning every key equals scanning since the capture.
-        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0 && self.keys.iter().rev().any(|&k| k == key)
+        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0
+            && self.keys.iter().rev().any(|&k| k == key)
     }
 
     #[inline]
