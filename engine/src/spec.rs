@@ -81,9 +81,9 @@ impl PlayerSpec {
     }
 }
 
-fn parse_num<T: FromStr>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
+fn parse_num<T>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
 where
-    T: PartialOrd + fmt::Display + Copy,
+    T: FromStr + PartialOrd + fmt::Display + Copy,
 {
     match value.parse::<T>() {
         Ok(v) if v >= min && v <= max => Ok(v),

@@ -181,7 +181,11 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
         let mut b = AlphaBetaPlayer::new(Some(3), None, seed + 1);
         let mut game = Game::new();
         while !game.is_over() && game.ply() < 40 {
-            let p: &mut AlphaBetaPlayer = if game.ply() % 2 == 0 { &mut a } else { &mut b };
+            let p: &mut AlphaBetaPlayer = if game.ply().is_multiple_of(2) {
+                &mut a
+            } else {
+                &mut b
+            };
             let c = p.choose(&game, Limits::default());
             assert!(game.legal_moves().contains(c.mv));
             let v = c.value.expect("alpha-beta has a value");

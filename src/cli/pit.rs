@@ -306,7 +306,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let pairs = args.games.div_ceil(2);
     let openings = openings(pairs, args.opening_plies, args.seed)?;
-    let jobs: Vec<(u32, bool)> = (0..args.games).map(|g| (g, g % 2 == 0)).collect();
+    let jobs: Vec<(u32, bool)> = (0..args.games).map(|g| (g, g.is_multiple_of(2))).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -228,12 +228,13 @@ impl Searcher {
             if !finished {
                 // A move searched fully in the unfinished iteration beat the old best (which
                 // is searched first): take it.
-                if let Some((m, s)) = iter_best {
-                    if m != best && s > -INF {
-                        best = m;
-                        best_score = s;
-                        best_pv = vec![m];
-                    }
+                if let Some((m, s)) = iter_best
+                    && m != best
+                    && s > -INF
+                {
+                    best = m;
+                    best_score = s;
+                    best_pv = vec![m];
                 }
                 break;
             }
@@ -249,10 +250,8 @@ impl Searcher {
             if single_reply_in_time {
                 break;
             }
-            if let Some(p) = plies_to_end(score) {
-                if p <= depth {
-                    break;
-                }
+            if plies_to_end(score).is_some_and(|p| p <= depth) {
+                break;
             }
             if let Some(b) = budget {
                 // The next iteration costs a few times this one: do not start what cannot end.
@@ -297,10 +296,8 @@ impl Searcher {
         if self.nodes >= self.node_limit {
             self.stopped = true;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                self.stopped = true;
-            }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = true;
         }
     }
 
