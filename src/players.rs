@@ -22,6 +22,13 @@ pub fn build_player(spec: &PlayerSpec, seed: u64) -> anyhow::Result<Box<dyn Play
     }
 }
 
+/// Parses `spec` (see [`PlayerSpec`]) and builds the player it names. (Used by `oware play`.)
+#[allow(dead_code)]
+pub fn build_player_from_str(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Player>> {
+    let parsed: PlayerSpec = spec.parse()?;
+    build_player(&parsed, seed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,6 +47,17 @@ mod tests {
             let c = p.choose(&game, Limits::default());
             assert!(game.legal_moves().contains(c.mv));
         }
+    }
+
+    #[test]
+    fn builds_from_a_string() {
+        let p = build_player_from_str("alphabeta:depth=2", 3).expect("buildable");
+        assert_eq!(p.name(), "alphabeta:depth=2");
+        let e = match build_player_from_str("alphabeta:depth=two", 3) {
+            Ok(p) => panic!("built {}", p.name()),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("valid forms"), "{e}");
     }
 
     #[test]
