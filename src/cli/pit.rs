@@ -357,8 +357,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let t = &s.total;
         println!(
-            "A = {a}, B = {b}: {} games ({pairs} openings, colours swapped), {threads} threads",
-            t.games()
+            "A = {a}, B = {b}: {} games ({pairs} opening{}, colours swapped), {threads} thread{}",
+            t.games(),
+            if pairs == 1 { "" } else { "s" },
+            if threads == 1 { "" } else { "s" }
         );
         println!(
             "A: {} wins, {} draws, {} losses; score {:.1}%",
