@@ -424,33 +424,42 @@ impl Searcher {
             }
         }
 
-        // Play every move up front: the children's table slots are loaded together (their
-        // cache misses overlap) and their stored scores help ordering. Order: table move,
-        // captures by size, children already scored (best for us first), then history.
+        // Above the last ply, play every move up front: the children's table slots are loaded
+        // together (their cache misses overlap) and their stored scores help ordering. At the
+        // last ply the children are leaves that use no table: play each only when searched.
+        // Order: table move, captures by size, children already scored (best for us first),
+        // then history.
         let n = moves.len();
+        let ahead = depth >= 2;
         let mut kids = [Child::EMPTY; 6];
         for (kid, m) in kids.iter_mut().zip(moves.iter()) {
-            let mut child = *pos;
-            let effect = child.play_unchecked(m);
-            let ckey = child.key();
-            let chash = hash_key(ckey);
-            let order = if Some(m) == tt_move {
-                u32::MAX
-            } else if effect.captured > 0 {
-                (1 << 30) + effect.captured as u32
-            } else if let Some(e) = (depth >= 2).then(|| self.tt.probe(chash)).flatten() {
-                // Lower child scores are better for us.
-                (1 << 28) + (32_768 - e.score as i32) as u32
+            kid.mv = m;
+            if ahead {
+                let mut child = *pos;
+                let effect = child.play_unchecked(m);
+                kid.pos = child;
+                kid.key = child.key();
+                kid.hash = hash_key(kid.key);
+                kid.order = if Some(m) == tt_move {
+                    u32::MAX
+                } else if effect.captured > 0 {
+                    (1 << 30) + effect.captured as u32
+                } else if let Some(e) = self.tt.probe(kid.hash) {
+                    // Lower child scores are better for us.
+                    (1 << 28) + (32_768 - e.score as i32) as u32
+                } else {
+                    self.history[m.house()].min((1 << 28) - 1)
+                };
             } else {
-                self.history[m.house()].min((1 << 28) - 1)
-            };
-            *kid = Child {
-                pos: child,
-                key: ckey,
-                hash: chash,
-                mv: m,
-                order,
-            };
+                let gain = capture_gain(pos.board(), pos.to_move(), m.house());
+                kid.order = if Some(m) == tt_move {
+                    u32::MAX
+                } else if gain > 0 {
+                    (1 << 30) + gain
+                } else {
+                    self.history[m.house()].min((1 << 28) - 1)
+                };
+            }
         }
         for i in 1..n {
             let mut j = i;
@@ -464,8 +473,14 @@ impl Searcher {
         let alpha0 = alpha;
         let mut best_score = -INF;
         let mut best_move = kids[0].mv;
-        for (i, kid) in kids[..n].iter().enumerate() {
+        for (i, kid) in kids[..n].iter_mut().enumerate() {
             let m = kid.mv;
+            if !ahead {
+                kid.pos = *pos;
+                kid.pos.play_unchecked(m);
+                kid.key = kid.pos.key();
+                kid.hash = hash_key(kid.key);
+            }
             let (child, ck, ch) = (&kid.pos, kid.key, kid.hash);
             let score = if i == 0 {
                 -self.node(child, ck, ch, depth - 1, ply + 1, -beta, -alpha)
