@@ -172,3 +172,67 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(spec: &str) -> Engine {
+        let spec: PlayerSpec = spec.parse().expect("valid spec");
+        Engine {
+            player: build_player(&spec, 1).expect("buildable"),
+            game: Game::new(),
+        }
+    }
+
+    fn line(reply: Reply) -> String {
+        match reply {
+            Reply::Line(s) => s,
+            Reply::Silent => "(silent)".to_string(),
+            Reply::Quit => "(quit)".to_string(),
+        }
+    }
+
+    #[test]
+    fn go_options_parse() {
+        assert_eq!(parse_go(&[]), Ok(Limits::default()));
+        assert_eq!(
+            parse_go(&["depth", "5", "ms", "20"]),
+            Ok(Limits {
+                depth: Some(5),
+                millis: Some(20),
+                sims: None
+            })
+        );
+        assert_eq!(parse_go(&["sims", "7"]).map(|l| l.sims), Ok(Some(7)));
+        for bad in [
+            &["depth"][..],
+            &["depth", "0"],
+            &["depth", "-1"],
+            &["depth", "999"],
+            &["ms", "x"],
+            &["nodes", "5"],
+            &["depth", "3", "depth", "4"],
+        ] {
+            assert!(parse_go(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bad_lines_keep_the_position() {
+        let mut e = engine("alphabeta:depth=2");
+        assert_eq!(line(e.handle("position startpos moves c F")), "(silent)");
+        assert!(line(e.handle("position startpos moves c F a a")).starts_with("error "));
+        assert!(line(e.handle("position midgame")).starts_with("error "));
+        assert!(line(e.handle("position startpos c")).starts_with("error "));
+        assert_eq!(e.game.record(), "c F");
+        let best = line(e.handle("go"));
+        let mv = best.strip_prefix("bestmove ").expect("a move");
+        assert!(["a", "b", "c", "d", "e", "f"].contains(&mv), "{best}");
+        assert_eq!(line(e.handle("   ")), "(silent)");
+        assert_eq!(line(e.handle("isready")), "readyok");
+        assert_eq!(line(e.handle("newgame")), "(silent)");
+        assert_eq!(e.game.ply(), 0);
+        assert_eq!(line(e.handle("quit")), "(quit)");
+    }
+}
