@@ -1,7 +1,7 @@
 //! Benchmarks of the alpha-beta baseline from the start position: nodes per second at a fixed
 //! depth, and the depth reached in one second (printed, since criterion measures time).
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_main};
 use oware_engine::{Game, SearchLimits, Searcher};
 use std::hint::black_box;
 
@@ -59,7 +59,10 @@ fn report_one_second() {
         r.nodes,
         r.nodes_per_second() / 1e6,
         r.score,
-        r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+        r.pv.iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 }
 
@@ -67,5 +70,9 @@ fn bench_one_second(_c: &mut Criterion) {
     report_one_second();
 }
 
-criterion_group!(benches, bench_fixed_depth, bench_one_second);
-criterion_main!(benches);
+/// The benchmark group (in a module of its own, so the function the macro generates is private).
+mod group {
+    use super::{bench_fixed_depth, bench_one_second};
+    criterion::criterion_group!(benches, bench_fixed_depth, bench_one_second);
+}
+criterion_main!(group::benches);

@@ -1,3 +1,4 @@
+#![allow(missing_docs)] // criterion_group! generates undocumented items
 //! Benchmarks of the rules: perft and uniform random playouts from the start.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

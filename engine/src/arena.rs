@@ -1,15 +1,17 @@
-//! Matches between two players: paired random openings (each played twice with colours
-//! swapped), games in parallel on a rayon pool, and the score with its Elo estimate.
+//! Matches between two players: random openings, each played twice with colours swapped (so
+//! deterministic players do not repeat one game), games in parallel on a rayon pool, and the
+//! totals from A's side. `oware pit` and the trainer's evaluation both run on this.
 
 use crate::elo::MatchScore;
-use crate::game::{Game, GameResult, Winner};
+use crate::game::{Game, GameResult};
 use crate::moves::Move;
 use crate::player::{Limits, Player};
 use crate::side::Side;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::sync::Mutex;
-use std::time::Instant;
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 /// Builds a fresh player for one game from a seed (players are `Send`, not `Sync`, so each game
 /// gets its own).
@@ -18,9 +20,10 @@ pub type PlayerFactory<'a> = dyn Fn(u64) -> Result<Box<dyn Player>, String> + Sy
 /// How a match is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchOptions {
-    /// Games in all; game `2k` and `2k+1` share an opening with colours swapped.
+    /// Games in all: game `2k` (A as South) and `2k+1` (A as North) share opening `k`; an odd
+    /// count plays the last opening once, A as South.
     pub games: u32,
-    /// Random plies before the players take over; `None` draws 2–4 per pair.
+    /// Random plies before the players take over; `None` draws 2–4 per opening.
     pub opening_plies: Option<u32>,
     /// Seed of the openings and the players.
     pub seed: u64,
@@ -39,139 +42,135 @@ pub struct GameOutcome {
     pub a_side: Side,
     /// Plies of the random opening.
     pub opening_plies: u32,
-    /// Every move, opening included.
-    pub moves: Vec<Move>,
+    /// The finished game (opening included).
+    pub game: Game,
     /// The result.
     pub result: GameResult,
-    /// A's score: 1 win, 0.5 draw, 0 loss.
-    pub a_score: f64,
-    /// Seconds A spent choosing moves, and how many it chose.
-    pub a_time: (f64, u32),
-    /// Seconds B spent choosing moves, and how many it chose.
-    pub b_time: (f64, u32),
+    /// Time A spent choosing moves, and how many it chose.
+    pub a_time: (Duration, u32),
+    /// Time B spent choosing moves, and how many it chose.
+    pub b_time: (Duration, u32),
 }
 
-/// The opening of pair `pair`: a live game after random plies.
-pub fn opening(seed: u64, pair: u32, plies: Option<u32>, max_plies: u32) -> Game {
-    let mut rng = SmallRng::seed_from_u64(seed ^ (pair as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    loop {
-        let n = plies.unwrap_or_else(|| rng.random_range(2..=4));
-        let mut game = Game::with_max_plies(max_plies);
-        for _ in 0..n {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
+impl GameOutcome {
+    /// A's points: 1 win, 0.5 draw, 0 loss.
+    pub fn a_points(&self) -> f64 {
+        (self.result.value_for(self.a_side) as f64 + 1.0) / 2.0
+    }
+}
+
+/// A 64-bit mix (splitmix64's finalizer), so that nearby seeds give unrelated streams.
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// `pairs` random openings of `plies` plies (2–4 drawn per opening when `None`), distinct where
+/// the number of plies allows, none of which ends the game.
+pub fn openings(pairs: u32, plies: Option<u32>, seed: u64, max_plies: u32) -> Result<Vec<Vec<Move>>, String> {
+    let mut rng = SmallRng::seed_from_u64(mix(seed));
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(pairs as usize);
+    for pair in 0..pairs {
+        let mut chosen = None;
+        for attempt in 0..200 {
+            let k = plies.unwrap_or_else(|| rng.random_range(2..=4));
+            let mut game = Game::with_max_plies(max_plies);
+            let mut moves = Vec::with_capacity(k as usize);
+            while moves.len() < k as usize && !game.is_over() {
+                let legal = game.legal_moves();
+                let m = legal.as_slice()[rng.random_range(0..legal.len())];
+                game.play_unchecked(m);
+                moves.push(m);
+            }
+            if game.is_over() {
+                continue;
+            }
+            if seen.insert(moves.clone()) || attempt >= 50 {
+                chosen = Some(moves);
                 break;
             }
-            game.play_unchecked(moves.as_slice()[rng.random_range(0..moves.len())]);
         }
-        if !game.is_over() {
-            return game;
+        match chosen {
+            Some(m) => out.push(m),
+            None => {
+                return Err(format!(
+                    "could not find a random opening of {} plies that does not end the game \
+                     (opening {pair}); use fewer opening plies",
+                    plies.unwrap_or(4)
+                ));
+            }
         }
     }
+    Ok(out)
 }
 
-/// Plays one game from `game` (an opening) between `south` and `north`; returns the times.
-fn play_out(
-    mut game: Game,
-    south: &mut dyn Player,
-    north: &mut dyn Player,
-) -> Result<(Game, [(f64, u32); 2]), String> {
-    let mut times = [(0.0, 0u32); 2];
-    south.new_game();
-    north.new_game();
-    while !game.is_over() {
-        let side = game.to_move();
-        let player: &mut dyn Player = if side == Side::South { south } else { north };
-        let started = Instant::now();
-        let choice = player.choose(&game, Limits::default());
-        let slot = &mut times[side.index()];
-        slot.0 += started.elapsed().as_secs_f64();
-        slot.1 += 1;
-        game.play(choice.mv)
-            .map_err(|e| format!("{} played an illegal move: {e}", player.name()))?;
-    }
-    Ok((game, times))
-}
-
-/// Plays a match of `a` against `b`. `on_game` is called after each game (from worker threads,
-/// in completion order) — for progress output. Returns the games in index order.
+/// Plays a match of `a` against `b`. `on_game` is called after each game (from worker
+/// threads, in completion order), e.g. for progress output. Returns the games in index order.
 pub fn play_match(
     a: &PlayerFactory<'_>,
     b: &PlayerFactory<'_>,
     options: &MatchOptions,
     on_game: &(dyn Fn(&GameOutcome) + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
+    let openings = openings(options.games.div_ceil(2), options.opening_plies, options.seed, options.max_plies)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
         .build()
-        .map_err(|e| format!("starting match threads: {e}"))?;
-    let results: Mutex<Vec<GameOutcome>> = Mutex::new(Vec::with_capacity(options.games as usize));
-    let first_error: Mutex<Option<String>> = Mutex::new(None);
-    pool.scope(|scope| {
-        for index in 0..options.games {
-            let results = &results;
-            let first_error = &first_error;
-            scope.spawn(move |_| {
-                if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
-                    return;
-                }
-                match play_one(a, b, options, index) {
-                    Ok(outcome) => {
-                        on_game(&outcome);
-                        if let Ok(mut r) = results.lock() {
-                            r.push(outcome);
-                        }
-                    }
-                    Err(e) => {
-                        if let Ok(mut slot) = first_error.lock() {
-                            slot.get_or_insert(e);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = first_error.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let mut games = results.into_inner().map_err(|_| "a match thread panicked".to_string())?;
-    games.sort_by_key(|g| g.index);
-    Ok(games)
+        .map_err(|e| format!("starting the match threads: {e}"))?;
+    pool.install(|| {
+        (0..options.games)
+            .into_par_iter()
+            .map(|index| {
+                let outcome = play_one(a, b, options, &openings[(index / 2) as usize], index)
+                    .map_err(|e| format!("game {}: {e}", index + 1))?;
+                on_game(&outcome);
+                Ok(outcome)
+            })
+            .collect()
+    })
 }
 
 fn play_one(
     a: &PlayerFactory<'_>,
     b: &PlayerFactory<'_>,
     options: &MatchOptions,
+    opening: &[Move],
     index: u32,
 ) -> Result<GameOutcome, String> {
-    let pair = index / 2;
     let a_side = if index % 2 == 0 { Side::South } else { Side::North };
-    let start = opening(options.seed, pair, options.opening_plies, options.max_plies);
-    let opening_plies = start.ply();
-    let seed = options.seed.wrapping_add(index as u64 * 2 + 1);
-    let mut pa = a(seed)?;
-    let mut pb = b(seed ^ 0xB)?;
-    let (game, times) = if a_side == Side::South {
-        play_out(start, pa.as_mut(), pb.as_mut())?
-    } else {
-        play_out(start, pb.as_mut(), pa.as_mut())?
-    };
-    let result = game.result().ok_or("game ended without a result")?;
-    let a_score = match result.winner {
-        Winner::Draw => 0.5,
-        Winner::Side(s) if s == a_side => 1.0,
-        Winner::Side(_) => 0.0,
-    };
+    let seed = mix(options.seed) ^ index as u64;
+    let mut pa = a(mix(seed ^ 0xA))?;
+    let mut pb = b(mix(seed ^ 0xB))?;
+    pa.new_game();
+    pb.new_game();
+    let mut game = Game::with_max_plies(options.max_plies);
+    for &m in opening {
+        game.play(m).map_err(|e| format!("replaying the opening: {e}"))?;
+    }
+    let mut times = [(Duration::ZERO, 0u32); 2];
+    while !game.is_over() {
+        let a_to_move = game.to_move() == a_side;
+        let player: &mut dyn Player = if a_to_move { pa.as_mut() } else { pb.as_mut() };
+        let started = Instant::now();
+        let choice = player.choose(&game, Limits::default());
+        let slot = &mut times[usize::from(!a_to_move)];
+        slot.0 += started.elapsed();
+        slot.1 += 1;
+        game.play(choice.mv)
+            .map_err(|e| format!("player {} chose an illegal move: {e}", player.name()))?;
+    }
+    let result = game.result().ok_or("the game loop ended before the game did")?;
     Ok(GameOutcome {
         index,
         a_side,
-        opening_plies,
-        moves: game.moves().to_vec(),
+        opening_plies: opening.len() as u32,
+        game,
         result,
-        a_score,
-        a_time: times[a_side.index()],
-        b_time: times[(!a_side).index()],
+        a_time: times[0],
+        b_time: times[1],
     })
 }
 
@@ -186,34 +185,65 @@ pub struct MatchSummary {
     pub as_north: MatchScore,
     /// Mean plies per game (openings included).
     pub mean_plies: f64,
-    /// A's mean seconds per move.
-    pub a_secs_per_move: f64,
-    /// B's mean seconds per move.
-    pub b_secs_per_move: f64,
+    /// A's mean milliseconds per move.
+    pub a_ms_per_move: f64,
+    /// B's mean milliseconds per move.
+    pub b_ms_per_move: f64,
 }
 
 impl MatchSummary {
     /// Sums up finished games.
     pub fn from_games(games: &[GameOutcome]) -> MatchSummary {
         let mut s = MatchSummary::default();
-        let (mut at, mut an, mut bt, mut bn) = (0.0, 0u32, 0.0, 0u32);
+        let (mut at, mut am, mut bt, mut bm, mut plies) = (0.0, 0u64, 0.0, 0u64, 0u64);
         for g in games {
-            s.total.add(g.a_score);
+            let p = g.a_points();
+            s.total.add(p);
             match g.a_side {
-                Side::South => s.as_south.add(g.a_score),
-                Side::North => s.as_north.add(g.a_score),
+                Side::South => s.as_south.add(p),
+                Side::North => s.as_north.add(p),
             }
-            s.mean_plies += g.moves.len() as f64;
-            at += g.a_time.0;
-            an += g.a_time.1;
-            bt += g.b_time.0;
-            bn += g.b_time.1;
+            plies += g.game.ply() as u64;
+            at += g.a_time.0.as_secs_f64();
+            am += g.a_time.1 as u64;
+            bt += g.b_time.0.as_secs_f64();
+            bm += g.b_time.1 as u64;
         }
+        let per = |t: f64, n: u64| if n > 0 { 1000.0 * t / n as f64 } else { 0.0 };
+        s.a_ms_per_move = per(at, am);
+        s.b_ms_per_move = per(bt, bm);
         if !games.is_empty() {
-            s.mean_plies /= games.len() as f64;
+            s.mean_plies = plies as f64 / games.len() as f64;
         }
-        s.a_secs_per_move = if an > 0 { at / an as f64 } else { 0.0 };
-        s.b_secs_per_move = if bn > 0 { bt / bn as f64 } else { 0.0 };
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::RandomPlayer;
+
+    #[test]
+    fn paired_openings_and_totals() {
+        let factory = |seed: u64| -> Result<Box<dyn Player>, String> { Ok(Box::new(RandomPlayer::new(seed))) };
+        let options = MatchOptions { games: 7, opening_plies: Some(3), seed: 9, threads: 2, max_plies: 1000 };
+        let games = play_match(&factory, &factory, &options, &|_| {}).expect("plays");
+        assert_eq!(games.len(), 7);
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].a_side, Side::South);
+            assert_eq!(pair[0].game.moves()[..3], pair[pair.len() - 1].game.moves()[..3]);
+            if pair.len() == 2 {
+                assert_eq!(pair[1].a_side, Side::North);
+            }
+        }
+        let s = MatchSummary::from_games(&games);
+        assert_eq!(s.total.games(), 7);
+        assert_eq!(s.as_south.games(), 4);
+        assert_eq!(s.as_north.games(), 3);
+        // The same seed gives the same games.
+        let again = play_match(&factory, &factory, &options, &|_| {}).expect("plays");
+        let moves = |g: &[GameOutcome]| g.iter().map(|o| o.game.record()).collect::<Vec<_>>();
+        assert_eq!(moves(&games), moves(&again));
     }
 }

@@ -144,7 +144,11 @@ mod tests {
         assert!(close(m.score(), 0.75, 1e-12));
         assert!(close(m.elo(), 190.848, 1e-3));
         // Per-game variance: E[x²] − s² = (70 + 2.5)/100 − 0.5625 = 0.1625.
-        assert!(close(m.score_std_error(), (0.1625f64 / 100.0).sqrt(), 1e-12));
+        assert!(close(
+            m.score_std_error(),
+            (0.1625f64 / 100.0).sqrt(),
+            1e-12
+        ));
         let (lo, hi) = m.elo_ci95();
         let se = (0.1625f64 / 100.0).sqrt();
         assert!(close(lo, elo_from_score(0.75 - 1.959964 * se), 1e-2));

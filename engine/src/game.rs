@@ -74,6 +74,15 @@ impl GameResult {
         }
     }
 
+    /// The result from South's side as in game records: `1-0`, `0-1` or `1/2-1/2`.
+    pub const fn notation(&self) -> &'static str {
+        match self.winner {
+            Winner::Side(Side::South) => "1-0",
+            Winner::Side(Side::North) => "0-1",
+            Winner::Draw => "1/2-1/2",
+        }
+    }
+
     /// `side`'s final seeds minus the opponent's.
     pub fn margin_for(&self, side: Side) -> i32 {
         self.score[side.index()] as i32 - self.score[(!side).index()] as i32

@@ -20,6 +20,8 @@ mod position;
 mod side;
 pub mod spec;
 
+pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
+pub use elo::MatchScore;
 pub use evaluator::{Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
 pub use moves::{Move, MoveList, ParseMoveError};
@@ -29,6 +31,4 @@ pub use player::{Choice, Limits, Player, RandomPlayer};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::Side;
-pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
-pub use elo::MatchScore;
 pub use spec::{PlayerSpec, SpecError};

@@ -81,9 +81,9 @@ impl PlayerSpec {
     }
 }
 
-fn parse_num<T: FromStr>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
+fn parse_num<T>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
 where
-    T: PartialOrd + fmt::Display + Copy,
+    T: FromStr + PartialOrd + fmt::Display + Copy,
 {
     match value.parse::<T>() {
         Ok(v) if v >= min && v <= max => Ok(v),
@@ -138,15 +138,21 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     let mut c = None;
     for item in options.split(',') {
         match split_option(item) {
-            ("rollouts", "", false) => set_once(&mut evaluator, "rollouts/model", MctsEvaluator::Rollouts)?,
+            ("rollouts", "", false) => {
+                set_once(&mut evaluator, "rollouts/model", MctsEvaluator::Rollouts)?
+            }
             ("model", v, true) if !v.is_empty() => set_once(
                 &mut evaluator,
                 "rollouts/model",
                 MctsEvaluator::Model(v.to_string()),
             )?,
             ("model", _, _) => return Err("model needs a path: model=PATH".to_string()),
-            ("sims", v, true) => set_once(&mut sims, "sims", parse_num("sims", v, 1, 100_000_000)?)?,
-            ("batch", v, true) => set_once(&mut batch, "batch", parse_num("batch", v, 1, 1 << 20)?)?,
+            ("sims", v, true) => {
+                set_once(&mut sims, "sims", parse_num("sims", v, 1, 100_000_000)?)?
+            }
+            ("batch", v, true) => {
+                set_once(&mut batch, "batch", parse_num("batch", v, 1, 1 << 20)?)?
+            }
             ("c", v, true) => set_once(&mut c, "c", parse_num("c", v, f32::MIN_POSITIVE, 1e6)?)?,
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, _) => {
@@ -156,8 +162,7 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
             }
         }
     }
-    let evaluator =
-        evaluator.ok_or_else(|| "mcts needs 'rollouts' or 'model=PATH'".to_string())?;
+    let evaluator = evaluator.ok_or_else(|| "mcts needs 'rollouts' or 'model=PATH'".to_string())?;
     Ok(PlayerSpec::Mcts(MctsSpec {
         evaluator,
         sims: sims.unwrap_or(DEFAULT_MCTS_SIMS),
@@ -334,7 +339,10 @@ mod tests {
                 Err(e) => e.to_string(),
             };
             assert!(e.contains(why), "{s}: {e}");
-            assert!(e.contains("alphabeta:depth=N") && e.contains("mcts:rollouts"), "{e}");
+            assert!(
+                e.contains("alphabeta:depth=N") && e.contains("mcts:rollouts"),
+                "{e}"
+            );
             assert!(e.contains(&format!("'{s}'")), "{e}");
         }
     }

@@ -148,6 +148,7 @@ fn solves_small_endgames_exactly() {
     let mut rng = SmallRng::seed_from_u64(11);
     let mut solved = 0;
     let mut decisive = 0;
+    let mut deep_wins = 0;
     for _ in 0..600 {
         let p = random_endgame(&mut rng);
         // Short ply limits make that ending matter too.
@@ -161,6 +162,10 @@ fn solves_small_endgames_exactly() {
         if exact.abs() >= WIN_THRESHOLD {
             decisive += 1;
         }
+        // Forced wins that need the opponent's replies to be seen through.
+        if exact >= WIN_THRESHOLD && plies_to_end(exact) >= Some(3) {
+            deep_wins += 1;
+        }
         let r = Searcher::new(1).search(&game, depth(25), &[]);
         assert_eq!(r.score, exact, "{p}\nmax plies {max_plies}: {r:?}");
         // The chosen move achieves that score.
@@ -172,6 +177,7 @@ fn solves_small_endgames_exactly() {
     }
     assert!(solved > 100, "only {solved} endgames solved");
     assert!(decisive > 20, "only {decisive} decisive endgames");
+    assert!(deep_wins > 5, "only {deep_wins} forced wins of 3+ plies");
 }
 
 #[test]
@@ -181,7 +187,11 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
         let mut b = AlphaBetaPlayer::new(Some(3), None, seed + 1);
         let mut game = Game::new();
         while !game.is_over() && game.ply() < 40 {
-            let p: &mut AlphaBetaPlayer = if game.ply() % 2 == 0 { &mut a } else { &mut b };
+            let p: &mut AlphaBetaPlayer = if game.ply().is_multiple_of(2) {
+                &mut a
+            } else {
+                &mut b
+            };
             let c = p.choose(&game, Limits::default());
             assert!(game.legal_moves().contains(c.mv));
             let v = c.value.expect("alpha-beta has a value");

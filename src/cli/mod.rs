@@ -2,7 +2,9 @@
 //! comments are the help text) and a `run` function.
 
 mod device;
+mod engine;
 mod perft;
+mod pit;
 mod play;
 mod replay;
 mod selfplay;
@@ -31,6 +33,10 @@ enum Command {
     Perft(perft::Args),
     /// Play against the AI (or another person) in the terminal.
     Play(play::Args),
+    /// Play many games between two players and report the score and Elo difference.
+    Pit(pit::Args),
+    /// Answer the line protocol (newgame, position, go, isready, quit) on stdin/stdout.
+    Engine(engine::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -42,5 +48,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),
+        Command::Pit(args) => pit::run(args),
+        Command::Engine(args) => engine::run(args),
     }
 }

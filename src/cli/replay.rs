@@ -33,8 +33,15 @@ pub fn state_json(game: &Game) -> Value {
     })
 }
 
+/// The moves of an input line: everything before the first tab. `oware pit --record` writes
+/// the result after a tab, so recorded games replay as they are.
+pub fn moves_part(line: &str) -> &str {
+    line.split_once('\t').map_or(line, |(moves, _)| moves)
+}
+
 /// Replays one line: the JSON object for it, and whether it was legal throughout.
 pub fn replay_line(line: &str) -> (Value, bool) {
+    let line = moves_part(line);
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let mut game = Game::new();
     let mut states = vec![state_json(&game)];
@@ -65,7 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if args.json {
             writeln!(out, "{value}")?;
         } else if ok {
-            let game = Game::replay(line.split_whitespace()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let game = Game::replay(moves_part(&line).split_whitespace())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             writeln!(out, "{}", game.position())?;
             match game.result() {
                 Some(r) => writeln!(out, "{r}")?,

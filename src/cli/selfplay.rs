@@ -42,16 +42,11 @@ pub struct Args {
 }
 
 /// The record line of a finished game: moves, a tab, the result (`1-0`, `0-1`, `1/2-1/2`),
-/// the final score and the reason.
+/// the reason and the final seeds (the format of `oware pit --record`).
 pub fn record_line(record: &GameRecord) -> String {
     let moves: Vec<String> = record.moves.iter().map(|m| m.to_string()).collect();
     let r = record.result;
-    let outcome = match r.winner {
-        oware_engine::Winner::Side(oware_engine::Side::South) => "1-0",
-        oware_engine::Winner::Side(oware_engine::Side::North) => "0-1",
-        oware_engine::Winner::Draw => "1/2-1/2",
-    };
-    format!("{}\t{outcome} {}-{} {}", moves.join(" "), r.score[0], r.score[1], r.reason.name())
+    format!("{}\t{} {} {}-{}", moves.join(" "), r.notation(), r.reason.name(), r.score[0], r.score[1])
 }
 
 /// Runs `oware selfplay`.

@@ -115,7 +115,11 @@ mod tests {
 
     #[test]
     fn table_scores_round_trip() {
-        for &(s, ply) in &[(terminal_score(3, 9), 4), (terminal_score(-7, 20), 20), (123, 5)] {
+        for &(s, ply) in &[
+            (terminal_score(3, 9), 4),
+            (terminal_score(-7, 20), 20),
+            (123, 5),
+        ] {
             assert_eq!(from_table(to_table(s, ply), ply), s);
         }
         // Stored relative to the node: the same win seen from a node 2 plies deeper is 2 closer.

@@ -228,12 +228,13 @@ impl Searcher {
             if !finished {
                 // A move searched fully in the unfinished iteration beat the old best (which
                 // is searched first): take it.
-                if let Some((m, s)) = iter_best {
-                    if m != best && s > -INF {
-                        best = m;
-                        best_score = s;
-                        best_pv = vec![m];
-                    }
+                if let Some((m, s)) = iter_best
+                    && m != best
+                    && s > -INF
+                {
+                    best = m;
+                    best_score = s;
+                    best_pv = vec![m];
                 }
                 break;
             }
@@ -249,10 +250,8 @@ impl Searcher {
             if single_reply_in_time {
                 break;
             }
-            if let Some(p) = plies_to_end(score) {
-                if p <= depth {
-                    break;
-                }
+            if plies_to_end(score).is_some_and(|p| p <= depth) {
+                break;
             }
             if let Some(b) = budget {
                 // The next iteration costs a few times this one: do not start what cannot end.
@@ -288,7 +287,8 @@ impl Searcher {
     fn is_repetition(&self, key: u128, hash: u64) -> bool {
         // Keys hold the captured totals, which only grow: a key from before a capture can
         // never match a later one, so scanning every key equals scanning since the capture.
-        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0 && self.keys.iter().rev().any(|&k| k == key)
+        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0
+            && self.keys.iter().rev().any(|&k| k == key)
     }
 
     #[inline]
@@ -296,10 +296,8 @@ impl Searcher {
         if self.nodes >= self.node_limit {
             self.stopped = true;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                self.stopped = true;
-            }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = true;
         }
     }
 
@@ -426,33 +424,42 @@ impl Searcher {
             }
         }
 
-        // Play every move up front: the children's table slots are loaded together (their
-        // cache misses overlap) and their stored scores help ordering. Order: table move,
-        // captures by size, children already scored (best for us first), then history.
+        // Above the last ply, play every move up front: the children's table slots are loaded
+        // together (their cache misses overlap) and their stored scores help ordering. At the
+        // last ply the children are leaves that use no table: play each only when searched.
+        // Order: table move, captures by size, children already scored (best for us first),
+        // then history.
         let n = moves.len();
+        let ahead = depth >= 2;
         let mut kids = [Child::EMPTY; 6];
         for (kid, m) in kids.iter_mut().zip(moves.iter()) {
-            let mut child = *pos;
-            let effect = child.play_unchecked(m);
-            let ckey = child.key();
-            let chash = hash_key(ckey);
-            let order = if Some(m) == tt_move {
-                u32::MAX
-            } else if effect.captured > 0 {
-                (1 << 30) + effect.captured as u32
-            } else if let Some(e) = (depth >= 2).then(|| self.tt.probe(chash)).flatten() {
-                // Lower child scores are better for us.
-                (1 << 28) + (32_768 - e.score as i32) as u32
+            kid.mv = m;
+            if ahead {
+                let mut child = *pos;
+                let effect = child.play_unchecked(m);
+                kid.pos = child;
+                kid.key = child.key();
+                kid.hash = hash_key(kid.key);
+                kid.order = if Some(m) == tt_move {
+                    u32::MAX
+                } else if effect.captured > 0 {
+                    (1 << 30) + effect.captured as u32
+                } else if let Some(e) = self.tt.probe(kid.hash) {
+                    // Lower child scores are better for us.
+                    (1 << 28) + (32_768 - e.score as i32) as u32
+                } else {
+                    self.history[m.house()].min((1 << 28) - 1)
+                };
             } else {
-                self.history[m.house()].min((1 << 28) - 1)
-            };
-            *kid = Child {
-                pos: child,
-                key: ckey,
-                hash: chash,
-                mv: m,
-                order,
-            };
+                let gain = capture_gain(pos.board(), pos.to_move(), m.house());
+                kid.order = if Some(m) == tt_move {
+                    u32::MAX
+                } else if gain > 0 {
+                    (1 << 30) + gain
+                } else {
+                    self.history[m.house()].min((1 << 28) - 1)
+                };
+            }
         }
         for i in 1..n {
             let mut j = i;
@@ -466,8 +473,14 @@ impl Searcher {
         let alpha0 = alpha;
         let mut best_score = -INF;
         let mut best_move = kids[0].mv;
-        for (i, kid) in kids[..n].iter().enumerate() {
+        for (i, kid) in kids[..n].iter_mut().enumerate() {
             let m = kid.mv;
+            if !ahead {
+                kid.pos = *pos;
+                kid.pos.play_unchecked(m);
+                kid.key = kid.pos.key();
+                kid.hash = hash_key(kid.key);
+            }
             let (child, ck, ch) = (&kid.pos, kid.key, kid.hash);
             let score = if i == 0 {
                 -self.node(child, ck, ch, depth - 1, ply + 1, -beta, -alpha)
