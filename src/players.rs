@@ -1,8 +1,8 @@
 //! Players built from spec strings. The one builder lives in `oware_trainer::players`, since a
 //! network player needs the model crate; these are the binary's shorthands.
 
-use oware_engine::spec::PlayerSpec;
 use oware_engine::Player;
+use oware_engine::spec::PlayerSpec;
 use oware_model::DeviceKind;
 pub use oware_trainer::players::{PlayerBuilder, build_player_from_str};
 
@@ -23,7 +23,12 @@ mod tests {
     #[test]
     fn builds_engine_players() {
         let game = Game::new();
-        for s in ["random", "alphabeta:depth=3", "alphabeta:ms=20", "mcts:rollouts,sims=50"] {
+        for s in [
+            "random",
+            "alphabeta:depth=3",
+            "alphabeta:ms=20",
+            "mcts:rollouts,sims=50",
+        ] {
             let mut p = build_player(&spec(s), 1).expect("buildable");
             assert_eq!(p.name(), s);
             let c = p.choose(&game, Limits::default());

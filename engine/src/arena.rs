@@ -69,7 +69,12 @@ pub fn mix(mut x: u64) -> u64 {
 
 /// `pairs` random openings of `plies` plies (2–4 drawn per opening when `None`), distinct where
 /// the number of plies allows, none of which ends the game.
-pub fn openings(pairs: u32, plies: Option<u32>, seed: u64, max_plies: u32) -> Result<Vec<Vec<Move>>, String> {
+pub fn openings(
+    pairs: u32,
+    plies: Option<u32>,
+    seed: u64,
+    max_plies: u32,
+) -> Result<Vec<Vec<Move>>, String> {
     let mut rng = SmallRng::seed_from_u64(mix(seed));
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(pairs as usize);
@@ -115,7 +120,12 @@ pub fn play_match(
     options: &MatchOptions,
     on_game: &(dyn Fn(&GameOutcome) + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
-    let openings = openings(options.games.div_ceil(2), options.opening_plies, options.seed, options.max_plies)?;
+    let openings = openings(
+        options.games.div_ceil(2),
+        options.opening_plies,
+        options.seed,
+        options.max_plies,
+    )?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
         .build()
@@ -140,7 +150,11 @@ fn play_one(
     opening: &[Move],
     index: u32,
 ) -> Result<GameOutcome, String> {
-    let a_side = if index % 2 == 0 { Side::South } else { Side::North };
+    let a_side = if index % 2 == 0 {
+        Side::South
+    } else {
+        Side::North
+    };
     let seed = mix(options.seed) ^ index as u64;
     let mut pa = a(mix(seed ^ 0xA))?;
     let mut pb = b(mix(seed ^ 0xB))?;
@@ -148,7 +162,8 @@ fn play_one(
     pb.new_game();
     let mut game = Game::with_max_plies(options.max_plies);
     for &m in opening {
-        game.play(m).map_err(|e| format!("replaying the opening: {e}"))?;
+        game.play(m)
+            .map_err(|e| format!("replaying the opening: {e}"))?;
     }
     let mut times = [(Duration::ZERO, 0u32); 2];
     while !game.is_over() {
@@ -162,7 +177,9 @@ fn play_one(
         game.play(choice.mv)
             .map_err(|e| format!("player {} chose an illegal move: {e}", player.name()))?;
     }
-    let result = game.result().ok_or("the game loop ended before the game did")?;
+    let result = game
+        .result()
+        .ok_or("the game loop ended before the game did")?;
     Ok(GameOutcome {
         index,
         a_side,
@@ -226,13 +243,24 @@ mod tests {
 
     #[test]
     fn paired_openings_and_totals() {
-        let factory = |seed: u64| -> Result<Box<dyn Player>, String> { Ok(Box::new(RandomPlayer::new(seed))) };
-        let options = MatchOptions { games: 7, opening_plies: Some(3), seed: 9, threads: 2, max_plies: 1000 };
+        let factory = |seed: u64| -> Result<Box<dyn Player>, String> {
+            Ok(Box::new(RandomPlayer::new(seed)))
+        };
+        let options = MatchOptions {
+            games: 7,
+            opening_plies: Some(3),
+            seed: 9,
+            threads: 2,
+            max_plies: 1000,
+        };
         let games = play_match(&factory, &factory, &options, &|_| {}).expect("plays");
         assert_eq!(games.len(), 7);
         for pair in games.chunks(2) {
             assert_eq!(pair[0].a_side, Side::South);
-            assert_eq!(pair[0].game.moves()[..3], pair[pair.len() - 1].game.moves()[..3]);
+            assert_eq!(
+                pair[0].game.moves()[..3],
+                pair[pair.len() - 1].game.moves()[..3]
+            );
             if pair.len() == 2 {
                 assert_eq!(pair[1].a_side, Side::North);
             }

@@ -192,7 +192,10 @@ mod tests {
         if !cfg!(feature = "cuda") {
             let err = device(DeviceKind::Cuda).expect_err("not built");
             let msg = err.to_string();
-            assert!(msg.contains("--features cuda") && msg.contains("network"), "{msg}");
+            assert!(
+                msg.contains("--features cuda") && msg.contains("network"),
+                "{msg}"
+            );
         }
         if !cfg!(feature = "wgpu") {
             let err = device(DeviceKind::Wgpu).expect_err("not built");

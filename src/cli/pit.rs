@@ -62,7 +62,6 @@ fn wdl_json(m: &MatchScore) -> serde_json::Value {
     json!({ "wins": m.wins, "draws": m.draws, "losses": m.losses })
 }
 
-
 /// Writes the record file atomically (temporary file, then rename).
 fn write_record(
     path: &Path,
@@ -72,7 +71,11 @@ fn write_record(
 ) -> anyhow::Result<()> {
     let mut text = String::new();
     for g in games {
-        let (south, north) = if g.a_side == Side::South { (a, b) } else { (b, a) };
+        let (south, north) = if g.a_side == Side::South {
+            (a, b)
+        } else {
+            (b, a)
+        };
         text.push_str(&format!(
             "{}\t{} {} {}-{} south={south} north={north}\n",
             g.game.record(),
@@ -151,8 +154,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let make_a = |seed: u64| builder_a.build(seed).map_err(|e| format!("{e:#}"));
     let make_b = |seed: u64| builder_b.build(seed).map_err(|e| format!("{e:#}"));
-    let games = play_match(&make_a, &make_b, &options, &|g| progress.game_done(g.a_points()))
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let games = play_match(&make_a, &make_b, &options, &|g| {
+        progress.game_done(g.a_points())
+    })
+    .map_err(|e| anyhow::anyhow!(e))?;
     let (a, b) = (&args.a, &args.b);
     eprintln!();
     let seconds = progress.started.elapsed().as_secs_f64();

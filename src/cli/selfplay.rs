@@ -6,7 +6,9 @@ use anyhow::Context;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_trainer::TrainConfig;
 use oware_trainer::players::load_network;
-use oware_trainer::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
+use oware_trainer::selfplay::{
+    GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker,
+};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,7 +48,14 @@ pub struct Args {
 pub fn record_line(record: &GameRecord) -> String {
     let moves: Vec<String> = record.moves.iter().map(|m| m.to_string()).collect();
     let r = record.result;
-    format!("{}\t{} {} {}-{}", moves.join(" "), r.notation(), r.reason.name(), r.score[0], r.score[1])
+    format!(
+        "{}\t{} {} {}-{}",
+        moves.join(" "),
+        r.notation(),
+        r.reason.name(),
+        r.score[0],
+        r.score[1]
+    )
 }
 
 /// Runs `oware selfplay`.
@@ -61,10 +70,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let path = args.out.join("games.txt");
-    let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let file =
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let workers = if config.selfplay.workers == 0 {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     } else {
         config.selfplay.workers
     };
@@ -82,10 +94,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::thread::scope(|scope| {
         for w in 0..workers {
             let tx = tx.clone();
-            let (config, weights, stats, stop, pause, left) = (&config, &weights, &stats, &stop, &pause, &left);
+            let (config, weights, stats, stop, pause, left) =
+                (&config, &weights, &stats, &stop, &pause, &left);
             scope.spawn(move || {
-                let control = WorkerControl { stop, pause, games_left: Some(left) };
-                if let Err(e) = run_worker(config, weights, stats, &control, &tx, config.schedule.seed + w as u64) {
+                let control = WorkerControl {
+                    stop,
+                    pause,
+                    games_left: Some(left),
+                };
+                if let Err(e) = run_worker(
+                    config,
+                    weights,
+                    stats,
+                    &control,
+                    &tx,
+                    config.schedule.seed + w as u64,
+                ) {
                     eprintln!("self-play worker {w} failed: {e:#}");
                 }
             });
@@ -109,7 +133,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(e) = write_error {
         return Err(e);
     }
-    out.flush().with_context(|| format!("writing {}", path.display()))?;
+    out.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     let sims = stats.sims.load(Ordering::Relaxed);
     let evals = stats.evals.load(Ordering::Relaxed);

@@ -208,55 +208,97 @@ impl Default for LogConfig {
 }
 
 fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()> {
-    if ok { Ok(()) } else { anyhow::bail!("{key}: {}", msg()) }
+    if ok {
+        Ok(())
+    } else {
+        anyhow::bail!("{key}: {}", msg())
+    }
 }
 
 impl TrainConfig {
     /// Checks every range; the error names the key.
     pub fn validate(&self) -> anyhow::Result<()> {
-        self.model.validate().map_err(|e| anyhow::anyhow!("model.{e}"))?;
+        self.model
+            .validate()
+            .map_err(|e| anyhow::anyhow!("model.{e}"))?;
         self.mcts.validate()?;
-        self.optimizer.validate().map_err(|e| anyhow::anyhow!("optimizer.{e}"))?;
+        self.optimizer
+            .validate()
+            .map_err(|e| anyhow::anyhow!("optimizer.{e}"))?;
         let s = &self.selfplay;
-        check(s.workers <= 1024, "selfplay.workers", || format!("{} is more than 1024", s.workers))?;
-        check((1..=65_536).contains(&s.games_per_worker), "selfplay.games_per_worker", || {
-            format!("{} is outside 1..=65536", s.games_per_worker)
+        check(s.workers <= 1024, "selfplay.workers", || {
+            format!("{} is more than 1024", s.workers)
         })?;
-        check(s.max_plies >= 1, "selfplay.max_plies", || "must be at least 1".into())?;
-        check((0.0..=1.0).contains(&s.full_search_prob), "selfplay.full_search_prob", || {
-            format!("{} is outside 0..=1", s.full_search_prob)
+        check(
+            (1..=65_536).contains(&s.games_per_worker),
+            "selfplay.games_per_worker",
+            || format!("{} is outside 1..=65536", s.games_per_worker),
+        )?;
+        check(s.max_plies >= 1, "selfplay.max_plies", || {
+            "must be at least 1".into()
         })?;
-        check(s.full_search_prob > 0.0, "selfplay.full_search_prob", || {
-            "must be > 0, or no move is ever recorded".into()
+        check(
+            (0.0..=1.0).contains(&s.full_search_prob),
+            "selfplay.full_search_prob",
+            || format!("{} is outside 0..=1", s.full_search_prob),
+        )?;
+        check(
+            s.full_search_prob > 0.0,
+            "selfplay.full_search_prob",
+            || "must be > 0, or no move is ever recorded".into(),
+        )?;
+        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
+            "must be at least 1".into()
         })?;
-        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || "must be at least 1".into())?;
         let r = &self.replay;
-        check(r.capacity >= 1, "replay.capacity", || "must be at least 1".into())?;
+        check(r.capacity >= 1, "replay.capacity", || {
+            "must be at least 1".into()
+        })?;
         check(r.min_samples <= r.capacity, "replay.min_samples", || {
             format!("{} exceeds replay.capacity {}", r.min_samples, r.capacity)
         })?;
         let c = &self.schedule;
-        check(c.minutes >= 0.0 && c.minutes.is_finite(), "schedule.minutes", || {
-            format!("{} must be >= 0", c.minutes)
-        })?;
-        check(c.max_steps >= 1, "schedule.max_steps", || "must be at least 1".into())?;
-        check((1..=65_536).contains(&c.batch_size), "schedule.batch_size", || {
-            format!("{} is outside 1..=65536", c.batch_size)
-        })?;
-        check(c.lr > 0.0 && c.lr <= 1.0, "schedule.lr", || format!("{} is outside (0, 1]", c.lr))?;
-        check((0.0..=1.0).contains(&c.lr_final_fraction), "schedule.lr_final_fraction", || {
-            format!("{} is outside 0..=1", c.lr_final_fraction)
-        })?;
-        check(c.samples_per_position > 0.0, "schedule.samples_per_position", || {
-            format!("{} must be > 0", c.samples_per_position)
-        })?;
-        check(c.sync_every_steps >= 1, "schedule.sync_every_steps", || "must be at least 1".into())?;
-        check(c.checkpoint_every_steps >= 1, "schedule.checkpoint_every_steps", || {
+        check(
+            c.minutes >= 0.0 && c.minutes.is_finite(),
+            "schedule.minutes",
+            || format!("{} must be >= 0", c.minutes),
+        )?;
+        check(c.max_steps >= 1, "schedule.max_steps", || {
             "must be at least 1".into()
         })?;
-        check(c.keep_checkpoints >= 1, "schedule.keep_checkpoints", || "must be at least 1".into())?;
+        check(
+            (1..=65_536).contains(&c.batch_size),
+            "schedule.batch_size",
+            || format!("{} is outside 1..=65536", c.batch_size),
+        )?;
+        check(c.lr > 0.0 && c.lr <= 1.0, "schedule.lr", || {
+            format!("{} is outside (0, 1]", c.lr)
+        })?;
+        check(
+            (0.0..=1.0).contains(&c.lr_final_fraction),
+            "schedule.lr_final_fraction",
+            || format!("{} is outside 0..=1", c.lr_final_fraction),
+        )?;
+        check(
+            c.samples_per_position > 0.0,
+            "schedule.samples_per_position",
+            || format!("{} must be > 0", c.samples_per_position),
+        )?;
+        check(c.sync_every_steps >= 1, "schedule.sync_every_steps", || {
+            "must be at least 1".into()
+        })?;
+        check(
+            c.checkpoint_every_steps >= 1,
+            "schedule.checkpoint_every_steps",
+            || "must be at least 1".into(),
+        )?;
+        check(c.keep_checkpoints >= 1, "schedule.keep_checkpoints", || {
+            "must be at least 1".into()
+        })?;
         let e = &self.eval;
-        check(e.every_steps == 0 || e.games >= 1, "eval.games", || "must be at least 1".into())?;
+        check(e.every_steps == 0 || e.games >= 1, "eval.games", || {
+            "must be at least 1".into()
+        })?;
         check(e.sims >= 1, "eval.sims", || "must be at least 1".into())?;
         check(e.opening_plies <= 20, "eval.opening_plies", || {
             format!("{} is more than 20", e.opening_plies)
@@ -265,7 +307,9 @@ impl TrainConfig {
             spec.parse::<oware_engine::PlayerSpec>()
                 .map_err(|err| anyhow::anyhow!("eval.opponents[{i}]: {err}"))?;
         }
-        check(self.log.every_steps >= 1, "log.every_steps", || "must be at least 1".into())?;
+        check(self.log.every_steps >= 1, "log.every_steps", || {
+            "must be at least 1".into()
+        })?;
         Ok(())
     }
 
@@ -273,7 +317,8 @@ impl TrainConfig {
     pub fn load(path: Option<&Path>, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let (text, origin) = match path {
             Some(p) => (
-                std::fs::read_to_string(p).with_context(|| format!("reading config {}", p.display()))?,
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("reading config {}", p.display()))?,
                 p.display().to_string(),
             ),
             None => (String::new(), "the default config".to_string()),
@@ -314,7 +359,10 @@ fn apply_set(table: &mut toml::Table, defaults: &toml::Table, set: &str) -> anyh
         .and_then(|s| s.as_table())
         .with_context(|| {
             let names: Vec<&str> = defaults.keys().map(String::as_str).collect();
-            format!("--set '{set}': unknown section '{section}' (sections: {})", names.join(", "))
+            format!(
+                "--set '{set}': unknown section '{section}' (sections: {})",
+                names.join(", ")
+            )
         })?;
     if !known.contains_key(field) {
         let names: Vec<&str> = known.keys().map(String::as_str).collect();
@@ -370,7 +418,11 @@ mod tests {
     fn set_overrides_apply() {
         let c = TrainConfig::from_toml_str(
             "",
-            &["schedule.lr=0.01".into(), "mcts.root=gumbel".into(), "eval.opponents=[\"random\"]".into()],
+            &[
+                "schedule.lr=0.01".into(),
+                "mcts.root=gumbel".into(),
+                "eval.opponents=[\"random\"]".into(),
+            ],
         )
         .expect("valid");
         assert_eq!(c.schedule.lr, 0.01);
@@ -380,7 +432,12 @@ mod tests {
 
     #[test]
     fn lr_schedule_warms_up_and_decays() {
-        let s = ScheduleConfig { lr: 1.0, lr_warmup_steps: 10, max_steps: 110, ..Default::default() };
+        let s = ScheduleConfig {
+            lr: 1.0,
+            lr_warmup_steps: 10,
+            max_steps: 110,
+            ..Default::default()
+        };
         assert!((s.lr_at(0) - 0.1).abs() < 1e-9);
         assert!((s.lr_at(10) - 1.0).abs() < 1e-9);
         assert!((s.lr_at(110) - 0.1).abs() < 1e-9);

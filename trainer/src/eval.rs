@@ -124,22 +124,33 @@ fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
 }
 
 /// Plays every evaluation match; `note` receives one line of progress per match.
-pub fn run_evaluation(ctx: &EvalContext<'_>, note: &mut dyn FnMut(&str)) -> anyhow::Result<Vec<EvalLine>> {
+pub fn run_evaluation(
+    ctx: &EvalContext<'_>,
+    note: &mut dyn FnMut(&str),
+) -> anyhow::Result<Vec<EvalLine>> {
     let cfg = ctx.config;
     let me_spec = network_spec(ctx.checkpoint, cfg.sims);
-    let me = PlayerBuilder::with_network(me_spec.clone(), load_network(ctx.checkpoint, ctx.device)?);
+    let me =
+        PlayerBuilder::with_network(me_spec.clone(), load_network(ctx.checkpoint, ctx.device)?);
     let mut opponents: Vec<(String, bool, PlayerBuilder)> = Vec::new();
     for spec in &cfg.opponents {
-        opponents.push((spec.clone(), false, PlayerBuilder::from_str(spec, ctx.device)?));
+        opponents.push((
+            spec.clone(),
+            false,
+            PlayerBuilder::from_str(spec, ctx.device)?,
+        ));
     }
     if cfg.vs_previous {
         if let Some(prev) = ctx.previous.filter(|p| p.join("meta.json").is_file()) {
             let spec = network_spec(prev, cfg.sims);
-            let builder = PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
+            let builder =
+                PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
             opponents.push((spec.to_string(), true, builder));
         }
     }
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let options = MatchOptions {
         games: cfg.games,
         opening_plies: Some(cfg.opening_plies),

@@ -23,7 +23,11 @@ pub fn load_network(path: &Path, device: DeviceKind) -> anyhow::Result<Arc<NetEv
 /// The MCTS settings of a network player: the play-time defaults (no noise, greedy), with the
 /// spec's simulations, batch and exploration constant.
 pub fn play_mcts_config(spec: &MctsSpec) -> MctsConfig {
-    let mut config = MctsConfig { sims: spec.sims, temperature: 0.0, ..MctsConfig::default() };
+    let mut config = MctsConfig {
+        sims: spec.sims,
+        temperature: 0.0,
+        ..MctsConfig::default()
+    };
     if let Some(b) = spec.batch {
         config.leaves_per_tree = b.max(1);
     }
@@ -43,12 +47,16 @@ impl PlayerBuilder {
     /// Prepares to build `spec`: loads its network, if it has one.
     pub fn new(spec: &PlayerSpec, device: DeviceKind) -> anyhow::Result<PlayerBuilder> {
         let network = match spec {
-            PlayerSpec::Mcts(MctsSpec { evaluator: MctsEvaluator::Model(path), .. }) => {
-                Some(load_network(Path::new(path), device)?)
-            }
+            PlayerSpec::Mcts(MctsSpec {
+                evaluator: MctsEvaluator::Model(path),
+                ..
+            }) => Some(load_network(Path::new(path), device)?),
             _ => None,
         };
-        Ok(PlayerBuilder { spec: spec.clone(), network })
+        Ok(PlayerBuilder {
+            spec: spec.clone(),
+            network,
+        })
     }
 
     /// Prepares to build the player a spec string names.
@@ -59,7 +67,10 @@ impl PlayerBuilder {
 
     /// A network player with an already loaded network.
     pub fn with_network(spec: PlayerSpec, network: Arc<NetEvaluator>) -> PlayerBuilder {
-        PlayerBuilder { spec, network: Some(network) }
+        PlayerBuilder {
+            spec,
+            network: Some(network),
+        }
     }
 
     /// The spec.
@@ -77,8 +88,12 @@ impl PlayerBuilder {
             }
             PlayerSpec::Mcts(m) => match &m.evaluator {
                 MctsEvaluator::Rollouts => Box::new(
-                    RolloutMctsPlayer::new(m.sims, m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C), seed)
-                        .with_name(name),
+                    RolloutMctsPlayer::new(
+                        m.sims,
+                        m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C),
+                        seed,
+                    )
+                    .with_name(name),
                 ),
                 MctsEvaluator::Model(path) => {
                     let network = self

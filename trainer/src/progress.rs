@@ -78,7 +78,14 @@ impl Progress {
     }
 
     /// After a logged learner step.
-    pub fn step(&mut self, step: u64, losses: &Losses, rates: &Rates, elapsed_secs: f64, games: u64) {
+    pub fn step(
+        &mut self,
+        step: u64,
+        losses: &Losses,
+        rates: &Rates,
+        elapsed_secs: f64,
+        games: u64,
+    ) {
         let done = step.saturating_sub(self.start_step) as f64;
         let run = self.started.elapsed().as_secs_f64();
         let by_steps = if done > 0.0 {
@@ -86,7 +93,11 @@ impl Progress {
         } else {
             f64::INFINITY
         };
-        let by_time = if self.minutes > 0.0 { self.minutes * 60.0 - elapsed_secs } else { f64::INFINITY };
+        let by_time = if self.minutes > 0.0 {
+            self.minutes * 60.0 - elapsed_secs
+        } else {
+            f64::INFINITY
+        };
         let eta = by_steps.min(by_time);
         let pct = if self.minutes > 0.0 && by_time <= by_steps {
             100.0 * elapsed_secs / (self.minutes * 60.0)
@@ -94,7 +105,9 @@ impl Progress {
             100.0 * step as f64 / self.max_steps as f64
         };
         let bar_len = 20usize;
-        let filled = ((pct / 100.0) * bar_len as f64).round().clamp(0.0, bar_len as f64) as usize;
+        let filled = ((pct / 100.0) * bar_len as f64)
+            .round()
+            .clamp(0.0, bar_len as f64) as usize;
         let text = format!(
             "[{}{}] step {step} | loss {:.3} (p {:.3} v {:.3}) | {:.0} pos/s {:.0} sims/s | {games} games | ETA {}{}",
             "#".repeat(filled),
@@ -104,8 +117,16 @@ impl Progress {
             losses.value,
             rates.positions_per_sec,
             rates.sims_per_sec,
-            if eta.is_finite() { clock(eta) } else { "?".into() },
-            if self.last_eval.is_empty() { String::new() } else { format!(" | {}", self.last_eval) },
+            if eta.is_finite() {
+                clock(eta)
+            } else {
+                "?".into()
+            },
+            if self.last_eval.is_empty() {
+                String::new()
+            } else {
+                format!(" | {}", self.last_eval)
+            },
         );
         self.status(&text);
     }

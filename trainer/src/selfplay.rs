@@ -42,13 +42,19 @@ impl SharedWeights {
 
     /// The current weights and their version.
     pub fn get(&self) -> (Arc<NetEvaluator>, u64) {
-        let guard = self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let guard = self
+            .current
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         (Arc::clone(&guard), self.version.load(Ordering::Acquire))
     }
 
     /// Publishes new weights.
     pub fn set(&self, evaluator: NetEvaluator) {
-        let mut guard = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = self
+            .current
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         *guard = Arc::new(evaluator);
         self.version.fetch_add(1, Ordering::AcqRel);
     }
@@ -83,7 +89,9 @@ struct Counting<'a, E: ?Sized> {
 impl<E: Evaluator + ?Sized> Evaluator for Counting<'_, E> {
     fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
-        self.stats.evals.fetch_add(positions.len() as u64, Ordering::Relaxed);
+        self.stats
+            .evals
+            .fetch_add(positions.len() as u64, Ordering::Relaxed);
         self.inner.evaluate(positions, out);
     }
 }
@@ -169,14 +177,23 @@ pub fn run_worker(
         for slot in 0..slots {
             full[slot] = sp.full_search_prob >= 1.0 || rng.random::<f32>() < sp.full_search_prob;
             let params = if full[slot] {
-                SlotParams { sims: mcts.sims, explore: true }
+                SlotParams {
+                    sims: mcts.sims,
+                    explore: true,
+                }
             } else {
-                SlotParams { sims: sp.cheap_sims, explore: false }
+                SlotParams {
+                    sims: sp.cheap_sims,
+                    explore: false,
+                }
             };
             driver.set_params(slot, params);
         }
         let (evaluator, _) = weights.get();
-        let counting = Counting { inner: evaluator.as_ref(), stats };
+        let counting = Counting {
+            inner: evaluator.as_ref(),
+            stats,
+        };
         let results = driver.search(&counting, &mut rng);
         for (slot, result) in results.into_iter().enumerate() {
             let Some(r) = result else { continue };

@@ -10,7 +10,9 @@ use crate::rundir::RunDir;
 use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
-use oware_model::{CheckpointMeta, DeviceKind, Learner, TrainBatch, load_checkpoint, save_checkpoint};
+use oware_model::{
+    CheckpointMeta, DeviceKind, Learner, TrainBatch, load_checkpoint, save_checkpoint,
+};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
@@ -84,7 +86,11 @@ fn fresh_state(config: &TrainConfig, device: &oware_model::Device) -> State {
     }
 }
 
-fn load_state(run: &RunDir, config: &TrainConfig, device: &oware_model::Device) -> anyhow::Result<State> {
+fn load_state(
+    run: &RunDir,
+    config: &TrainConfig,
+    device: &oware_model::Device,
+) -> anyhow::Result<State> {
     let Some(dir) = run.latest()? else {
         anyhow::bail!(
             "{} has no checkpoint to resume from (checkpoints/latest is missing)",
@@ -115,7 +121,12 @@ fn load_state(run: &RunDir, config: &TrainConfig, device: &oware_model::Device) 
         replay = resized;
     }
     let counters: Counters = serde_json::from_value(meta.extra.clone()).unwrap_or_default();
-    Ok(State { learner, replay, meta, counters })
+    Ok(State {
+        learner,
+        replay,
+        meta,
+        counters,
+    })
 }
 
 /// Runs `oware train` to its end (time or step limit, or Ctrl-C).
@@ -146,9 +157,15 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         fresh_state(&config, &device)
     };
     state.counters.starts += 1;
-    let mut tb = if config.log.tensorboard { Some(TensorBoard::create(run.root())?) } else { None };
+    let mut tb = if config.log.tensorboard {
+        Some(TensorBoard::create(run.root())?)
+    } else {
+        None
+    };
     let workers = if config.selfplay.workers == 0 {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     } else {
         config.selfplay.workers
     };
@@ -162,7 +179,11 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     let stop = AtomicBool::new(false);
     let pause = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
-    let seed = config.schedule.seed.wrapping_mul(1_000_003).wrapping_add(state.counters.starts);
+    let seed = config
+        .schedule
+        .seed
+        .wrapping_mul(1_000_003)
+        .wrapping_add(state.counters.starts);
     let mut progress = Progress::new(opts.quiet, &config, state.meta.step);
     progress.note(&format!(
         "{} run {} on {} with {workers} self-play workers x {} games; network {} parameters",
@@ -177,15 +198,34 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
             let tx = tx.clone();
             let (config, weights, stats, stop, pause) = (&config, &weights, &stats, &stop, &pause);
             scope.spawn(move |_| {
-                let control = WorkerControl { stop, pause, games_left: None };
-                if let Err(e) = run_worker(config, weights, stats, &control, &tx, seed ^ (w as u64 + 1) << 32) {
+                let control = WorkerControl {
+                    stop,
+                    pause,
+                    games_left: None,
+                };
+                if let Err(e) = run_worker(
+                    config,
+                    weights,
+                    stats,
+                    &control,
+                    &tx,
+                    seed ^ (w as u64 + 1) << 32,
+                ) {
                     eprintln!("self-play worker {w} failed: {e:#}");
                     stop.store(true, Ordering::SeqCst);
                 }
             });
         }
         drop(tx);
-        let ctx = LoopContext { config: &config, run: &run, weights: &weights, stats: &stats, pause: &pause, stop: &stop, device: opts.device };
+        let ctx = LoopContext {
+            config: &config,
+            run: &run,
+            weights: &weights,
+            stats: &stats,
+            pause: &pause,
+            stop: &stop,
+            device: opts.device,
+        };
         let result = learner_loop(&ctx, &mut state, &rx, &mut tb, &mut progress, seed);
         stop.store(true, Ordering::SeqCst);
         result
@@ -227,7 +267,8 @@ fn learner_loop(
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
     let started = Instant::now();
     let elapsed_before = state.counters.elapsed_secs;
-    let elapsed = |c: &Counters| elapsed_before + started.elapsed().as_secs_f64() + 0.0 * c.elapsed_secs;
+    let elapsed =
+        |c: &Counters| elapsed_before + started.elapsed().as_secs_f64() + 0.0 * c.elapsed_secs;
     let mut window = RateWindow::new(ctx.stats);
     let mut game_plies: Vec<u32> = Vec::new();
     let mut last_checkpoint_step = state.meta.step;
@@ -261,10 +302,16 @@ fn learner_loop(
                 match rx.recv_timeout(Duration::from_millis(200)) {
                     Ok(record) => ingest(state, record, &mut game_plies),
                     Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => anyhow::bail!("all self-play workers stopped"),
+                    Err(RecvTimeoutError::Disconnected) => {
+                        anyhow::bail!("all self-play workers stopped")
+                    }
                 }
             }
-            progress.waiting(state.replay.len(), config.replay.min_samples, &window.rates(state));
+            progress.waiting(
+                state.replay.len(),
+                config.replay.min_samples,
+                &window.rates(state),
+            );
             continue;
         }
         let samples = state.replay.sample(sched.batch_size, &mut rng);
@@ -298,13 +345,20 @@ fn learner_loop(
                 ("replay/size", state.replay.len() as f64),
                 (
                     "train/samples_per_position",
-                    state.counters.trained_samples as f64 / state.counters.new_samples.max(1) as f64,
+                    state.counters.trained_samples as f64
+                        / state.counters.new_samples.max(1) as f64,
                 ),
                 ("selfplay/games", state.meta.games as f64),
             ] {
                 log(tb, tag, v, step)?;
             }
-            progress.step(step, &losses, &rates, elapsed(&state.counters), state.meta.games);
+            progress.step(
+                step,
+                &losses,
+                &rates,
+                elapsed(&state.counters),
+                state.meta.games,
+            );
         }
         if config.eval.every_steps > 0 && step % config.eval.every_steps == 0 {
             // Evaluation needs a checkpoint to name; write one first.
@@ -391,7 +445,11 @@ fn evaluate(
     let eval_ctx = EvalContext {
         config: &ctx.config.eval,
         checkpoint: checkpoint_dir,
-        previous: state.counters.previous_eval_checkpoint.as_deref().map(Path::new),
+        previous: state
+            .counters
+            .previous_eval_checkpoint
+            .as_deref()
+            .map(Path::new),
         step: state.meta.step,
         elapsed_secs: state.counters.elapsed_secs,
         games: state.meta.games,
@@ -403,8 +461,18 @@ fn evaluate(
     let lines = result?;
     for line in &lines {
         ctx.run.append_eval(&line.to_json())?;
-        log(tb, &format!("eval/{}/score", line.opponent_tag()), line.score, state.meta.step)?;
-        log(tb, &format!("eval/{}/elo", line.opponent_tag()), line.elo, state.meta.step)?;
+        log(
+            tb,
+            &format!("eval/{}/score", line.opponent_tag()),
+            line.score,
+            state.meta.step,
+        )?;
+        log(
+            tb,
+            &format!("eval/{}/elo", line.opponent_tag()),
+            line.elo,
+            state.meta.step,
+        )?;
         progress.eval(line);
     }
     if let Some(tb) = tb.as_mut() {
@@ -439,7 +507,11 @@ pub struct Rates {
 
 impl<'a> RateWindow<'a> {
     fn new(stats: &'a SelfplayStats) -> RateWindow<'a> {
-        RateWindow { stats, since: Instant::now(), base: (0, 0, 0, 0) }
+        RateWindow {
+            stats,
+            since: Instant::now(),
+            base: (0, 0, 0, 0),
+        }
     }
 
     fn rates(&mut self, state: &State) -> Rates {
