@@ -7,6 +7,9 @@ use oware_model::{ModelConfig, OptimConfig};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// `configs/default.toml`: the defaults under every config file.
+pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
+
 /// The whole configuration of a training run (the resolved copy is `RUN/config.toml`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -84,7 +87,8 @@ impl Default for ReplayConfig {
 pub enum LrDecay {
     /// `lr` throughout (after warm-up).
     Constant,
-    /// Cosine from `lr` down to `lr * lr_final_fraction` at `max_steps`.
+    /// Cosine from `lr` down to `lr * lr_final_fraction` at the end of the run (`max_steps` or
+    /// `minutes`, whichever comes first).
     #[default]
     Cosine,
 }
@@ -103,7 +107,7 @@ pub struct ScheduleConfig {
     pub lr: f64,
     /// Linear warm-up steps.
     pub lr_warmup_steps: u64,
-    /// Decay after warm-up: `"cosine"` (towards `max_steps`) or `"constant"`.
+    /// Decay after warm-up: `"cosine"` (over the run's progress) or `"constant"`.
     pub lr_decay: LrDecay,
     /// Final learning rate as a fraction of `lr` (cosine).
     pub lr_final_fraction: f64,
@@ -140,16 +144,23 @@ impl Default for ScheduleConfig {
 }
 
 impl ScheduleConfig {
-    /// The learning rate at `step` (0-based).
-    pub fn lr_at(&self, step: u64) -> f64 {
+    /// The run's progress in [0, 1]: the larger of the step fraction and (with a time limit)
+    /// the time fraction, so the schedule ends when the run does.
+    pub fn progress(&self, step: u64, elapsed_secs: f64) -> f64 {
+        let by_steps = step as f64 / self.max_steps as f64;
+        let by_time = if self.minutes > 0.0 { elapsed_secs / (self.minutes * 60.0) } else { 0.0 };
+        by_steps.max(by_time).clamp(0.0, 1.0)
+    }
+
+    /// The learning rate at `step` (0-based) when the run is `progress` (0..1) done.
+    pub fn lr_at(&self, step: u64, progress: f64) -> f64 {
         if step < self.lr_warmup_steps {
             return self.lr * (step + 1) as f64 / self.lr_warmup_steps as f64;
         }
         match self.lr_decay {
             LrDecay::Constant => self.lr,
             LrDecay::Cosine => {
-                let span = self.max_steps.saturating_sub(self.lr_warmup_steps).max(1) as f64;
-                let t = ((step - self.lr_warmup_steps) as f64 / span).min(1.0);
+                let t = progress.clamp(0.0, 1.0);
                 let floor = self.lr * self.lr_final_fraction;
                 floor + (self.lr - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -313,7 +324,14 @@ impl TrainConfig {
         Ok(())
     }
 
-    /// Reads a config file (missing keys take defaults), applies `--set` overrides, validates.
+    /// The built-in defaults: `configs/default.toml`, compiled in.
+    pub fn builtin() -> TrainConfig {
+        let config: Result<TrainConfig, _> = toml::from_str(DEFAULT_TOML);
+        config.unwrap_or_default()
+    }
+
+    /// Reads a config file (keys it leaves out take their values from `configs/default.toml`),
+    /// applies `--set` overrides, validates.
     pub fn load(path: Option<&Path>, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let (text, origin) = match path {
             Some(p) => (
@@ -326,9 +344,18 @@ impl TrainConfig {
         Self::from_toml_str(&text, sets).with_context(|| format!("in {origin}"))
     }
 
-    /// Parses TOML text, applies overrides and validates.
+    /// Parses TOML text over the built-in defaults, applies overrides and validates.
     pub fn from_toml_str(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let mut value: toml::Table = toml::from_str(text)?;
+        let user: toml::Table = toml::from_str(text)?;
+        let mut value: toml::Table = toml::from_str(DEFAULT_TOML)?;
+        for (section, table) in user {
+            match (value.get_mut(&section), table) {
+                (Some(toml::Value::Table(base)), toml::Value::Table(over)) => base.extend(over),
+                (_, other) => {
+                    value.insert(section, other);
+                }
+            }
+        }
         let defaults = toml::Table::try_from(TrainConfig::default())?;
         for set in sets {
             apply_set(&mut value, &defaults, set)?;
@@ -391,8 +418,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_file_is_complete_and_valid() {
+        // Every key of every section is spelled out in configs/default.toml.
+        let file: toml::Table = toml::from_str(DEFAULT_TOML).expect("parses");
+        let all = toml::Table::try_from(TrainConfig::default()).expect("serializes");
+        for (section, keys) in &all {
+            let keys = keys.as_table().expect("section");
+            let given = file.get(section).and_then(|s| s.as_table()).expect("section present");
+            for key in keys.keys() {
+                assert!(given.contains_key(key), "configs/default.toml lacks {section}.{key}");
+            }
+        }
+        let c: TrainConfig = toml::from_str(DEFAULT_TOML).expect("valid");
+        c.validate().expect("valid");
+        assert_eq!(TrainConfig::builtin(), c);
+        assert_eq!(TrainConfig::from_toml_str("", &[]).expect("empty file"), c);
+    }
+
+    #[test]
     fn defaults_validate_and_round_trip() {
-        let c = TrainConfig::default();
+        let c = TrainConfig::builtin();
         c.validate().expect("defaults are valid");
         let text = c.to_toml().expect("toml");
         let back = TrainConfig::from_toml_str(&text, &[]).expect("parses");

@@ -272,6 +272,7 @@ fn learner_loop(
     let mut window = RateWindow::new(ctx.stats);
     let mut game_plies: Vec<u32> = Vec::new();
     let mut last_checkpoint_step = state.meta.step;
+    let mut last_eval_step = state.meta.step;
     loop {
         // Drain finished games.
         let mut got_any = false;
@@ -316,7 +317,7 @@ fn learner_loop(
         }
         let samples = state.replay.sample(sched.batch_size, &mut rng);
         let batch = to_batch(&samples);
-        let lr = sched.lr_at(step);
+        let lr = sched.lr_at(step, sched.progress(step, elapsed(&state.counters)));
         let losses = state.learner.step(&batch, lr)?;
         state.meta.step += 1;
         state.counters.trained_samples += batch.positions.len() as u64;
@@ -365,6 +366,7 @@ fn learner_loop(
             state.counters.elapsed_secs = elapsed(&state.counters);
             let dir = checkpoint(ctx, state)?;
             last_checkpoint_step = step;
+            last_eval_step = step;
             evaluate(ctx, state, &dir, tb, progress)?;
         } else if step - last_checkpoint_step >= sched.checkpoint_every_steps {
             state.counters.elapsed_secs = elapsed(&state.counters);
@@ -383,12 +385,10 @@ fn learner_loop(
         ingest(state, record, &mut game_plies);
     }
     state.counters.elapsed_secs = elapsed(&state.counters);
-    if state.meta.step != last_checkpoint_step || state.meta.step == 0 {
-        let dir = checkpoint(ctx, state)?;
-        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-        if config.eval.every_steps > 0 && !interrupted && state.meta.step > 0 {
-            evaluate(ctx, state, &dir, tb, progress)?;
-        }
+    let dir = checkpoint(ctx, state)?;
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    if config.eval.every_steps > 0 && !interrupted && state.meta.step > last_eval_step {
+        evaluate(ctx, state, &dir, tb, progress)?;
     }
     progress.note(&format!(
         "stopped at step {} after {:.1} min; {} self-play games; latest checkpoint in {}",

@@ -1,0 +1,200 @@
+//! `oware train` and `oware selfplay` end to end, with the real binary and `configs/tiny.toml`:
+//! a run finishes and its checkpoint plays; the TensorBoard file holds the expected scalars; a
+//! run resumes at its saved step; bad config keys and values are clear errors; a run killed with
+//! SIGKILL resumes from a complete checkpoint.
+
+use oware_trainer::tensorboard::{event_files, read_scalars};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_oware");
+const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oware-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn oware(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("runs the binary")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn meta(run: &Path) -> Value {
+    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");
+    let path = run.join("checkpoints").join(latest.trim()).join("meta.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("meta.json")).expect("json")
+}
+
+fn train_tiny(run: &Path, extra: &[&str]) -> Output {
+    let run = run.to_str().expect("utf-8 path");
+    let mut args = vec!["train", "--config", TINY, "--run", run, "--quiet"];
+    args.extend_from_slice(extra);
+    oware(&args)
+}
+
+#[test]
+fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
+    let dir = scratch("run");
+    let run = dir.join("run");
+    let out = train_tiny(&run, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(meta(&run)["step"], 30);
+    assert!(run.join("config.toml").is_file());
+    // The evaluation log has a line per evaluation match.
+    let evals = std::fs::read_to_string(run.join("eval.jsonl")).expect("eval.jsonl");
+    let first: Value = serde_json::from_str(evals.lines().next().expect("a line")).expect("json");
+    assert_eq!(first["opponent"], "random");
+    assert!(first["elo_ci95"].is_array());
+    // TensorBoard scalars, read back from the event file.
+    let files = event_files(&run).expect("list");
+    assert_eq!(files.len(), 1);
+    let scalars = read_scalars(&files[0]).expect("readable");
+    let tags: std::collections::HashSet<&str> = scalars.iter().map(|s| s.tag.as_str()).collect();
+    for tag in [
+        "loss/total",
+        "loss/policy",
+        "loss/value",
+        "loss/margin",
+        "train/lr",
+        "selfplay/positions_per_sec",
+        "selfplay/games_per_sec",
+        "selfplay/sims_per_sec",
+        "selfplay/mean_game_plies",
+        "replay/size",
+        "train/samples_per_position",
+        "eval/random/score",
+        "eval/random/elo",
+    ] {
+        assert!(tags.contains(tag), "missing {tag}; have {tags:?}");
+    }
+    // The run directory and a checkpoint folder both load as players.
+    let spec = format!("mcts:model={},sims=20", run.display());
+    let out = oware(&["pit", &spec, "random", "--games", "4", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("pit json");
+    assert_eq!(v["games"], 4);
+    // Self-play from the checkpoint writes records that replay.
+    let games_dir = dir.join("games");
+    let out = oware(&[
+        "selfplay",
+        "--model",
+        run.to_str().expect("utf-8"),
+        "--games",
+        "3",
+        "--out",
+        games_dir.to_str().expect("utf-8"),
+        "--config",
+        TINY,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("summary json");
+    assert_eq!(summary["games"], 3);
+    assert!(summary["sims_per_sec"].as_f64().expect("rate") > 0.0);
+    let records = std::fs::read_to_string(games_dir.join("games.txt")).expect("records");
+    assert_eq!(records.lines().count(), 3);
+    let mut replay = Command::new(BIN)
+        .args(["replay", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("replay");
+    use std::io::Write;
+    replay.stdin.take().expect("stdin").write_all(records.as_bytes()).expect("write");
+    let out = replay.wait_with_output().expect("replay output");
+    assert!(out.status.success(), "records replay: {}", text(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn resume_continues_from_the_saved_step() {
+    let dir = scratch("resume");
+    let run = dir.join("run");
+    let out = train_tiny(&run, &["--set", "schedule.max_steps=12"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(meta(&run)["step"], 12);
+    let games_before = meta(&run)["games"].as_u64().expect("games");
+    // A second plain `train` on the same directory refuses to overwrite it.
+    let out = train_tiny(&run, &[]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("--resume"), "{}", text(&out));
+    let out = oware(&["train", "--resume", run.to_str().expect("utf-8"), "--set", "schedule.max_steps=24", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("resuming"), "{}", text(&out));
+    let m = meta(&run);
+    assert_eq!(m["step"], 24);
+    assert!(m["games"].as_u64().expect("games") >= games_before);
+    // The resumed process logged its own steps, after the saved one.
+    let files = event_files(&run).expect("list");
+    assert_eq!(files.len(), 2);
+    let resumed = read_scalars(&files[1]).expect("readable");
+    assert!(resumed.iter().filter(|s| s.tag == "loss/total").all(|s| s.step > 12));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_config_keys_and_values_are_clear_errors() {
+    let dir = scratch("badcfg");
+    let cfg = dir.join("bad.toml");
+    std::fs::write(&cfg, "[schedule]\nlearning_rate = 0.1\n").expect("write");
+    let out = oware(&["train", "--config", cfg.to_str().expect("utf-8"), "--run", dir.join("r").to_str().expect("utf-8")]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(msg.contains("learning_rate") && msg.contains("bad.toml"), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    let out = train_tiny(&dir.join("r2"), &["--set", "schedule.lr=-1"]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("schedule.lr"), "{}", text(&out));
+    let out = train_tiny(&dir.join("r3"), &["--set", "mcts.no_such_key=1"]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("mcts.no_such_key"), "{}", text(&out));
+    let out = oware(&["train", "--resume", dir.join("missing").to_str().expect("utf-8")]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("missing"), "{}", text(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_killed_run_resumes_from_a_complete_checkpoint() {
+    let dir = scratch("kill");
+    let run = dir.join("run");
+    let mut child = Command::new(BIN)
+        .args(["train", "--config", TINY, "--run", run.to_str().expect("utf-8"), "--quiet"])
+        .args(["--set", "schedule.max_steps=1000000", "--set", "schedule.checkpoint_every_steps=3"])
+        .args(["--set", "eval.every_steps=0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    // Wait for a few checkpoints, then kill it without warning.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(120) {
+        if run.join("checkpoints/latest").is_file() && meta(&run)["step"].as_u64().unwrap_or(0) >= 9 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let step = meta(&run)["step"].as_u64().expect("a checkpoint was written");
+    assert!(step >= 9, "only reached step {step}");
+    // `latest` names a complete checkpoint: it loads as a player.
+    let spec = format!("mcts:model={},sims=4", run.display());
+    let out = oware(&["pit", &spec, "random", "--games", "2", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // No temporary checkpoint folder is mistaken for a real one, and the run resumes.
+    let target = format!("schedule.max_steps={}", step + 6);
+    let out = oware(&["train", "--resume", run.to_str().expect("utf-8"), "--set", &target, "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(meta(&run)["step"].as_u64(), Some(step + 6));
+    std::fs::remove_dir_all(&dir).ok();
+}
