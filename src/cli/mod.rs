@@ -7,6 +7,7 @@ mod perft;
 mod pit;
 mod play;
 mod replay;
+mod report;
 mod selfplay;
 mod train;
 
@@ -37,6 +38,8 @@ enum Command {
     Pit(pit::Args),
     /// Answer the line protocol (newgame, position, go, isready, quit) on stdin/stdout.
     Engine(engine::Args),
+    /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
+    Report(report::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -50,5 +53,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Play(args) => play::run(args),
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
+        Command::Report(args) => report::run(args),
     }
 }
