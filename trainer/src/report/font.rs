@@ -158,11 +158,7 @@ pub fn glyph_or_box(c: char) -> Glyph {
 /// Width in pixels of `text` drawn at `scale` (no trailing space after the last glyph).
 pub fn text_width(text: &str, scale: u32) -> u32 {
     let n = text.chars().count() as u32;
-    if n == 0 {
-        0
-    } else {
-        (n * ADVANCE - 1) * scale
-    }
+    if n == 0 { 0 } else { (n * ADVANCE - 1) * scale }
 }
 
 #[cfg(test)]
@@ -189,7 +185,10 @@ mod tests {
             );
             for row in rows {
                 assert_eq!(row.len(), GLYPH_WIDTH as usize, "{c:?} row {row:?}");
-                assert!(row.bytes().all(|b| b == b'.' || b == b'#'), "{c:?} row {row:?}");
+                assert!(
+                    row.bytes().all(|b| b == b'.' || b == b'#'),
+                    "{c:?} row {row:?}"
+                );
             }
         }
     }

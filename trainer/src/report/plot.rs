@@ -162,9 +162,10 @@ pub fn draw_framed(title: &str, subtitle: &str, series: &[Series]) -> (Canvas, F
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let last = s.points.last().map_or(String::new(), |p| {
-                format!(" (last {:.0}%)", p.score)
-            });
+            let last = s
+                .points
+                .last()
+                .map_or(String::new(), |p| format!(" (last {:.0}%)", p.score));
             Entry {
                 color: color(i),
                 text: fit(&format!("{}{last}", s.opponent), WIDTH - 120, TEXT),
@@ -234,7 +235,12 @@ pub fn draw_framed(title: &str, subtitle: &str, series: &[Series]) -> (Canvas, F
         1.5,
         FRAME,
     );
-    canvas.line((frame.left, frame.top), (frame.right, frame.top), 1.0, FRAME);
+    canvas.line(
+        (frame.left, frame.top),
+        (frame.right, frame.top),
+        1.0,
+        FRAME,
+    );
     canvas.line(
         (frame.right, frame.top),
         (frame.right, frame.bottom),
