@@ -255,10 +255,11 @@ pub fn report(run: &Path, out: Option<&Path>) -> anyhow::Result<Report> {
 fn subtitle(lines: &[EvalLine]) -> String {
     match lines.iter().max_by(|a, b| a.step.cmp(&b.step)) {
         Some(last) => format!(
-            "{} vs. each opponent; last: step {}, {} self-play games",
+            "{} vs. each opponent, 95% bands; last step {}, {} game{}",
             player_without_model(&last.player),
             last.step,
-            last.selfplay_games
+            last.selfplay_games,
+            if last.selfplay_games == 1 { "" } else { "s" }
         ),
         None => String::new(),
     }
