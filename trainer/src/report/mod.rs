@@ -65,6 +65,12 @@ pub fn parse_eval_line(line: &str) -> anyhow::Result<EvalLine> {
         bail!("not a JSON object");
     }
     if let Some(line) = EvalLine::from_json(&value) {
+        if !(0.0..=1.0).contains(&line.score) {
+            bail!("score {} is outside 0..1", line.score);
+        }
+        if line.elapsed_secs < 0.0 {
+            bail!("elapsed_secs {} is negative", line.elapsed_secs);
+        }
         return Ok(line);
     }
     let missing: Vec<&str> = FIELDS
@@ -224,7 +230,11 @@ pub struct Report {
 /// `out` (default `RUN/eval.png`, written atomically).
 pub fn report(run: &Path, out: Option<&Path>) -> anyhow::Result<Report> {
     let (dir, eval_log) = if run.is_file() {
-        let dir = run.parent().unwrap_or_else(|| Path::new(".")).to_path_buf();
+        let dir = run
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
         (dir, run.to_path_buf())
     } else if run.is_dir() {
         (run.to_path_buf(), run.join("eval.jsonl"))
@@ -311,6 +321,12 @@ mod tests {
         assert!(err(&v.to_string()).contains("missing field(s): wins"));
         v["wins"] = serde_json::json!("many");
         assert!(err(&v.to_string()).contains("wrong type"));
+        let mut v = line(1, 1.0, "random", (1, 0, 0)).to_json();
+        v["score"] = serde_json::json!(1.5);
+        assert!(err(&v.to_string()).contains("score 1.5 is outside"));
+        v["score"] = serde_json::json!(0.5);
+        v["elapsed_secs"] = serde_json::json!(-3.0);
+        assert!(err(&v.to_string()).contains("negative"));
     }
 
     #[test]

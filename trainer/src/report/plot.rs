@@ -173,7 +173,9 @@ pub fn draw_framed(title: &str, subtitle: &str, series: &[Series]) -> (Canvas, F
         })
         .collect();
     let rows = legend_rows(&entries, width - 80);
-    let legend_top = height - 14 - LINE * rows.len() as i64;
+    // However many opponents there are, the plot keeps most of the image; legend rows that do
+    // not fit then run off the bottom edge.
+    let legend_top = (height - 14 - LINE * rows.len() as i64).max(height - 14 - LINE * 4);
 
     // The plotting rectangle.
     let cap = i64::from(GLYPH_HEIGHT * TEXT);
@@ -448,6 +450,22 @@ mod tests {
         // The corners stay white.
         assert_eq!(c.pixel(0, 0), Some(WHITE));
         assert_eq!(c.pixel(WIDTH as i64 - 1, HEIGHT as i64 - 1), Some(WHITE));
+    }
+
+    #[test]
+    fn crowded_charts_still_draw() {
+        let series: Vec<Series> = (0..15)
+            .map(|k| Series {
+                opponent: format!("alphabeta:depth={k}"),
+                points: (0..300)
+                    .map(|i| pt(f64::from(i) * 0.2, f64::from((i * 7 + k * 13) % 101)))
+                    .collect(),
+            })
+            .collect();
+        let (c, f) = draw_framed("many", "", &series);
+        assert_eq!((c.width(), c.height()), (WIDTH, HEIGHT));
+        assert!(f.bottom - f.top > 250.0, "{f:?}");
+        assert!((0..10).all(|i| c.count(color(i)) > 50));
     }
 
     #[test]
