@@ -148,7 +148,11 @@ impl ScheduleConfig {
     /// the time fraction, so the schedule ends when the run does.
     pub fn progress(&self, step: u64, elapsed_secs: f64) -> f64 {
         let by_steps = step as f64 / self.max_steps as f64;
-        let by_time = if self.minutes > 0.0 { elapsed_secs / (self.minutes * 60.0) } else { 0.0 };
+        let by_time = if self.minutes > 0.0 {
+            elapsed_secs / (self.minutes * 60.0)
+        } else {
+            0.0
+        };
         by_steps.max(by_time).clamp(0.0, 1.0)
     }
 
@@ -424,9 +428,15 @@ mod tests {
         let all = toml::Table::try_from(TrainConfig::default()).expect("serializes");
         for (section, keys) in &all {
             let keys = keys.as_table().expect("section");
-            let given = file.get(section).and_then(|s| s.as_table()).expect("section present");
+            let given = file
+                .get(section)
+                .and_then(|s| s.as_table())
+                .expect("section present");
             for key in keys.keys() {
-                assert!(given.contains_key(key), "configs/default.toml lacks {section}.{key}");
+                assert!(
+                    given.contains_key(key),
+                    "configs/default.toml lacks {section}.{key}"
+                );
             }
         }
         let c: TrainConfig = toml::from_str(DEFAULT_TOML).expect("valid");
