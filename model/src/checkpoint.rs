@@ -573,7 +573,10 @@ mod tests {
         let err = load_evaluator(&dir, &Device::flex()).expect_err("must fail");
         assert!(matches!(err, CheckpointError::Truncated { .. }), "{err}");
         let msg = err.to_string();
-        assert!(msg.contains("model.bpk") && msg.contains("truncated"), "{msg}");
+        assert!(
+            msg.contains("model.bpk") && msg.contains("truncated"),
+            "{msg}"
+        );
         let _ = fs::remove_dir_all(&root);
     }
 
@@ -607,9 +610,15 @@ mod tests {
         v["model"]["hidden"] = serde_json::json!(12);
         fs::write(&path, serde_json::to_string(&v).expect("json")).expect("write");
         let err = load_evaluator(&dir, &Device::flex()).expect_err("must fail");
-        assert!(matches!(err, CheckpointError::ShapeMismatch { .. }), "{err}");
+        assert!(
+            matches!(err, CheckpointError::ShapeMismatch { .. }),
+            "{err}"
+        );
         let msg = err.to_string();
-        assert!(msg.contains("model.bpk") && msg.contains("shape mismatch"), "{msg}");
+        assert!(
+            msg.contains("model.bpk") && msg.contains("shape mismatch"),
+            "{msg}"
+        );
         let _ = fs::remove_dir_all(&root);
     }
 

@@ -30,7 +30,10 @@ impl ModelConfig {
     /// Checks the ranges: `hidden` in 1..=4096, `blocks` in 0..=64. The error names the key.
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=4096).contains(&self.hidden) {
-            return Err(format!("model.hidden = {} is outside 1..=4096", self.hidden));
+            return Err(format!(
+                "model.hidden = {} is outside 1..=4096",
+                self.hidden
+            ));
         }
         if self.blocks > 64 {
             return Err(format!("model.blocks = {} is outside 0..=64", self.blocks));
@@ -111,7 +114,10 @@ impl OptimConfig {
     /// Checks the ranges; the error names the key.
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.weight_decay) {
-            return Err(format!("weight_decay = {} is outside 0..=1", self.weight_decay));
+            return Err(format!(
+                "weight_decay = {} is outside 0..=1",
+                self.weight_decay
+            ));
         }
         if !(0.0..1.0).contains(&self.momentum) {
             return Err(format!("momentum = {} is outside 0..1", self.momentum));

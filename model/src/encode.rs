@@ -63,7 +63,11 @@ pub fn mover_frame_board(pos: &Position) -> [u8; 12] {
 /// # Panics
 /// If `out.len() != INPUT_SIZE` (a caller bug, never data-dependent).
 pub fn encode_into(pos: &Position, out: &mut [f32]) {
-    assert_eq!(out.len(), INPUT_SIZE, "encode_into needs a slice of INPUT_SIZE");
+    assert_eq!(
+        out.len(),
+        INPUT_SIZE,
+        "encode_into needs a slice of INPUT_SIZE"
+    );
     out.fill(0.0);
     let houses = mover_frame_board(pos);
     for (slot, &count) in houses.iter().enumerate() {
@@ -100,7 +104,10 @@ pub fn encode_vec(positions: &[Position]) -> Vec<f32> {
 /// The input tensor of a batch: shape `[positions.len(), INPUT_SIZE]`, on `device`.
 pub fn encode_batch(positions: &[Position], device: &Device) -> Tensor<2> {
     let n = positions.len();
-    Tensor::from_data(TensorData::new(encode_vec(positions), [n, INPUT_SIZE]), device)
+    Tensor::from_data(
+        TensorData::new(encode_vec(positions), [n, INPUT_SIZE]),
+        device,
+    )
 }
 
 /// The additive mask of a batch, shape `[positions.len(), 6]`: 0 for a legal move and
@@ -225,13 +232,23 @@ mod tests {
             .expect("48");
         let t = encode_batch(&[a, b], &device);
         assert_eq!(t.dims(), [2, INPUT_SIZE]);
-        let data = t.into_data().to_vec::<f32>().expect("f32 data");
+        let data = t.into_data().try_to_vec::<f32>().expect("f32 data");
         assert_eq!(&data[..INPUT_SIZE], enc(&a).as_slice());
         assert_eq!(&data[INPUT_SIZE..], enc(&b).as_slice());
-        let m = mask_batch(&[b], &device).into_data().to_vec::<f32>().expect("f32");
+        let m = mask_batch(&[b], &device)
+            .into_data()
+            .try_to_vec::<f32>()
+            .expect("f32");
         assert_eq!(
             m,
-            vec![ILLEGAL_LOGIT, ILLEGAL_LOGIT, 0.0, 0.0, ILLEGAL_LOGIT, ILLEGAL_LOGIT]
+            vec![
+                ILLEGAL_LOGIT,
+                ILLEGAL_LOGIT,
+                0.0,
+                0.0,
+                ILLEGAL_LOGIT,
+                ILLEGAL_LOGIT
+            ]
         );
     }
 }

@@ -90,15 +90,17 @@ impl NetEvaluator {
         positions
             .iter()
             .enumerate()
-            .map(|(i, pos)| match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
-                Some(row) => prediction_from_row(pos, row),
-                // Only if the backend returned fewer numbers than asked: know-nothing answer.
-                None => Prediction {
-                    policy: uniform_policy(pos),
-                    value: 0.0,
-                    margin: 0.0,
+            .map(
+                |(i, pos)| match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
+                    Some(row) => prediction_from_row(pos, row),
+                    // Only if the backend returned fewer numbers than asked: know-nothing answer.
+                    None => Prediction {
+                        policy: uniform_policy(pos),
+                        value: 0.0,
+                        margin: 0.0,
+                    },
                 },
-            })
+            )
             .collect()
     }
 }

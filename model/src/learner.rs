@@ -1,7 +1,7 @@
 //! [`Learner`]: the trainable network, its optimizer and the loss.
 
 use crate::config::{ModelConfig, OptimConfig, OptimizerKind};
-use crate::encode::{INPUT_SIZE, ILLEGAL_LOGIT, encode_vec, legal_mask};
+use crate::encode::{ILLEGAL_LOGIT, INPUT_SIZE, encode_vec, legal_mask};
 use crate::evaluator::NetEvaluator;
 use crate::net::{PolicyValueNet, tensor_to_vec};
 use burn::optim::decay::WeightDecayConfig;
@@ -152,7 +152,13 @@ impl Learner {
     pub fn new(config: &ModelConfig, optim_config: &OptimConfig, device: &Device) -> Learner {
         let device = device.clone().autodiff();
         let model = config.init(&device);
-        Learner::from_parts(model, build_optimizer(optim_config), config, optim_config, device)
+        Learner::from_parts(
+            model,
+            build_optimizer(optim_config),
+            config,
+            optim_config,
+            device,
+        )
     }
 
     pub(crate) fn from_parts(
@@ -387,7 +393,10 @@ mod tests {
             for _ in 0..150 {
                 last = learner.step(&batch, lr).expect("step");
             }
-            assert!(last.total < 0.5 * first.total, "{kind:?}: {first:?} -> {last:?}");
+            assert!(
+                last.total < 0.5 * first.total,
+                "{kind:?}: {first:?} -> {last:?}"
+            );
         }
     }
 

@@ -72,7 +72,10 @@ impl PolicyValueNet {
         let raw = self.forward_raw(input);
         let [batch, _] = raw.dims();
         let policy_logits = raw.clone().slice([0..batch, 0..6]);
-        let value = tanh(raw.clone().slice([0..batch, VALUE_COLUMN..VALUE_COLUMN + 1]));
+        let value = tanh(
+            raw.clone()
+                .slice([0..batch, VALUE_COLUMN..VALUE_COLUMN + 1]),
+        );
         let margin = tanh(raw.slice([0..batch, MARGIN_COLUMN..MARGIN_COLUMN + 1]));
         NetOutput {
             policy_logits,
@@ -92,7 +95,11 @@ impl PolicyValueNet {
     /// blocks, heads). For a plain-Rust reference forward pass and for inspection.
     pub fn dense_layers(&self) -> Vec<DenseLayer> {
         let mut layers = vec![DenseLayer::from_linear(&self.input)];
-        layers.extend(self.blocks.iter().map(|b| DenseLayer::from_linear(&b.linear)));
+        layers.extend(
+            self.blocks
+                .iter()
+                .map(|b| DenseLayer::from_linear(&b.linear)),
+        );
         layers.push(DenseLayer::from_linear(&self.heads));
         layers
     }
@@ -133,7 +140,7 @@ impl DenseLayer {
 pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     let data = t.into_data().convert::<f32>();
     // After `convert::<f32>` the element type matches, so this cannot fail.
-    data.to_vec::<f32>().unwrap_or_default()
+    data.try_to_vec::<f32>().unwrap_or_default()
 }
 
 /// A plain-Rust forward pass of the same network over row-major inputs `[batch, INPUT_SIZE]`;
@@ -190,7 +197,10 @@ mod tests {
     #[test]
     fn forward_shapes_and_ranges() {
         let device = Device::flex();
-        let net = ModelConfig::new().with_hidden(32).with_blocks(2).init(&device);
+        let net = ModelConfig::new()
+            .with_hidden(32)
+            .with_blocks(2)
+            .init(&device);
         let pos = positions();
         let out = net.forward(encode_batch(&pos, &device));
         assert_eq!(out.policy_logits.dims(), [3, 6]);
@@ -207,7 +217,10 @@ mod tests {
     #[test]
     fn masked_policy_sums_to_one_over_legal_moves() {
         let device = Device::flex();
-        let net = ModelConfig::new().with_hidden(16).with_blocks(1).init(&device);
+        let net = ModelConfig::new()
+            .with_hidden(16)
+            .with_blocks(1)
+            .init(&device);
         let pos = positions();
         let out = net.forward(encode_batch(&pos, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
