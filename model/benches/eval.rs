@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo bench -p oware-model --bench eval` (add `-- --quick` for a short run).
 
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array1, Array2, ArrayView2};
 use oware_engine::{Evaluation, Evaluator, Position};
