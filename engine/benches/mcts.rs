@@ -22,7 +22,10 @@ fn bench_single(c: &mut Criterion) {
     const SIMS: u32 = 800;
     let mut group = c.benchmark_group("mcts_tree_single");
     group.throughput(Throughput::Elements(SIMS as u64));
-    for (name, root) in [("puct", RootAlgorithm::Puct), ("gumbel", RootAlgorithm::Gumbel)] {
+    for (name, root) in [
+        ("puct", RootAlgorithm::Puct),
+        ("gumbel", RootAlgorithm::Gumbel),
+    ] {
         group.bench_function(format!("{name}_800_sims"), |b| {
             let mut search = Search::new(config(root, SIMS, 1)).expect("valid config");
             let mut rng = SmallRng::seed_from_u64(1);
@@ -47,19 +50,15 @@ fn bench_batched(c: &mut Criterion) {
     group.throughput(Throughput::Elements(SLOTS as u64 * SIMS as u64));
     for leaves in [1, 4] {
         group.bench_function(format!("256_slots_100_sims_{leaves}_leaves"), |b| {
-            let mut driver =
-                BatchedSearch::new(config(RootAlgorithm::Puct, SIMS, leaves), SLOTS)
-                    .expect("valid config");
+            let mut driver = BatchedSearch::new(config(RootAlgorithm::Puct, SIMS, leaves), SLOTS)
+                .expect("valid config");
             let mut rng = SmallRng::seed_from_u64(1);
             b.iter(|| {
                 for slot in 0..SLOTS {
                     driver.reset(slot, Game::new());
                 }
                 let results = driver.search(&UniformEvaluator, &mut rng);
-                assert_eq!(
-                    results[0].expect("live").visits.iter().sum::<u32>(),
-                    SIMS
-                );
+                assert_eq!(results[0].expect("live").visits.iter().sum::<u32>(), SIMS);
                 black_box(results)
             })
         });

@@ -18,9 +18,9 @@ mod side;
 
 pub use evaluator::{Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
+pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use moves::{Move, MoveList, ParseMoveError};
 pub use perft::{perft, perft_divide};
-pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use player::{Choice, Limits, Player, RandomPlayer};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};

@@ -4,7 +4,7 @@ use oware_engine::mcts::{
     BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
 };
 use oware_engine::{
-    Choice, DEFAULT_MAX_PLIES, Game, Limits, Move, MctsPlayer, Player, Position, RandomPlayer,
+    Choice, DEFAULT_MAX_PLIES, Game, Limits, MctsPlayer, Move, Player, Position, RandomPlayer,
     RolloutMctsPlayer, Side, UniformEvaluator,
 };
 use rand::SeedableRng;
@@ -58,7 +58,9 @@ fn search_takes_a_capture_that_wins_at_once() {
             let mut s = Search::new(config(root, 64, leaves)).expect("valid");
             s.set_game(&winning_capture());
             let mut rng = SmallRng::seed_from_u64(3);
-            let r = s.run(&UniformEvaluator, 64, false, &mut rng).expect("live game");
+            let r = s
+                .run(&UniformEvaluator, 64, false, &mut rng)
+                .expect("live game");
             assert_eq!(r.mv, mv("f"), "{root:?} leaves {leaves}: {r:?}");
             assert!(r.value > 0.5, "{root:?}: value {}", r.value);
         }
@@ -72,7 +74,9 @@ fn search_avoids_a_move_that_loses_at_once() {
             let mut s = Search::new(config(root, 100, 1)).expect("valid");
             s.set_game(&losing_move());
             let mut rng = SmallRng::seed_from_u64(5);
-            let r = s.run(&UniformEvaluator, 100, explore, &mut rng).expect("live game");
+            let r = s
+                .run(&UniformEvaluator, 100, explore, &mut rng)
+                .expect("live game");
             assert_eq!(r.mv, mv("a"), "{root:?}: {r:?}");
             assert!(r.policy[1] < 0.2, "{root:?}: {r:?}");
             if root == RootAlgorithm::Puct {
@@ -90,8 +94,14 @@ fn visit_counts_sum_to_the_simulations() {
                 let mut s = Search::new(config(root, sims, leaves)).expect("valid");
                 s.set_game(&Game::new());
                 let mut rng = SmallRng::seed_from_u64(sims as u64);
-                let r = s.run(&UniformEvaluator, sims, true, &mut rng).expect("live");
-                assert_eq!(r.visits.iter().sum::<u32>(), sims, "{root:?} {leaves} {sims}");
+                let r = s
+                    .run(&UniformEvaluator, sims, true, &mut rng)
+                    .expect("live");
+                assert_eq!(
+                    r.visits.iter().sum::<u32>(),
+                    sims,
+                    "{root:?} {leaves} {sims}"
+                );
                 assert_eq!(r.sims, sims);
                 let p: f32 = r.policy.iter().sum();
                 assert!((p - 1.0).abs() < 1e-4, "policy sums to {p}");
@@ -166,7 +176,9 @@ fn batched_with_one_slot_and_one_leaf_matches_the_single_search() {
         let mut game = Game::new();
         for _ in 0..12 {
             single.set_game(&game);
-            let a = single.run(&UniformEvaluator, 60, true, &mut rng_a).expect("live");
+            let a = single
+                .run(&UniformEvaluator, 60, true, &mut rng_a)
+                .expect("live");
             let b = driver.search(&UniformEvaluator, &mut rng_b)[0].expect("live");
             assert_eq!(a, b, "{root:?} at ply {}", game.ply());
             game.play(a.mv).expect("legal");
@@ -190,8 +202,14 @@ fn gumbel_spends_exactly_the_budget() {
                 let mut s = Search::new(cfg).expect("valid");
                 s.set_game(&Game::new());
                 let mut rng = SmallRng::seed_from_u64(7);
-                let r = s.run(&UniformEvaluator, sims, true, &mut rng).expect("live");
-                assert_eq!(r.visits.iter().sum::<u32>(), sims, "m={considered} sims={sims}");
+                let r = s
+                    .run(&UniformEvaluator, sims, true, &mut rng)
+                    .expect("live");
+                assert_eq!(
+                    r.visits.iter().sum::<u32>(),
+                    sims,
+                    "m={considered} sims={sims}"
+                );
                 // Only considered actions are visited.
                 let visited = r.visits.iter().filter(|&&v| v > 0).count();
                 assert!(visited <= considered as usize);
@@ -210,7 +228,11 @@ fn subtree_reuse_keeps_the_childs_visits() {
         assert!(child_visits > 2);
         d.advance(0, r.mv).expect("legal");
         // The child's own evaluation was one visit; its children hold the rest.
-        assert_eq!(d.root_visits(0).iter().sum::<u32>(), child_visits - 1, "{root:?}");
+        assert_eq!(
+            d.root_visits(0).iter().sum::<u32>(),
+            child_visits - 1,
+            "{root:?}"
+        );
         d.set_params(
             0,
             SlotParams {
@@ -230,7 +252,9 @@ fn set_game_reuses_the_tree_when_the_game_continues() {
     let mut game = Game::new();
     s.set_game(&game);
     let mut rng = SmallRng::seed_from_u64(1);
-    let r = s.run(&UniformEvaluator, 200, false, &mut rng).expect("live");
+    let r = s
+        .run(&UniformEvaluator, 200, false, &mut rng)
+        .expect("live");
     game.play(r.mv).expect("legal");
     let reply = game.legal_moves().get(0).expect("a move");
     game.play(reply).expect("legal");
@@ -321,7 +345,10 @@ fn config_reads_from_toml_and_checks_its_ranges() {
     assert_eq!(cfg.gumbel_c_visit, 50.0);
     cfg.validate().expect("in range");
     let text = toml::to_string(&cfg).expect("serializes");
-    assert_eq!(toml::from_str::<MctsConfig>(&text).expect("round trip"), cfg);
+    assert_eq!(
+        toml::from_str::<MctsConfig>(&text).expect("round trip"),
+        cfg
+    );
     assert!(toml::from_str::<MctsConfig>("simz = 3").is_err());
     let bad = MctsConfig {
         dirichlet_frac: 1.5,
@@ -330,5 +357,11 @@ fn config_reads_from_toml_and_checks_its_ranges() {
     let e = bad.validate().expect_err("out of range");
     assert_eq!(e.field, "dirichlet_frac");
     assert!(e.to_string().contains("mcts.dirichlet_frac"), "{e}");
-    assert!(Search::new(MctsConfig { sims: 0, ..MctsConfig::default() }).is_err());
+    assert!(
+        Search::new(MctsConfig {
+            sims: 0,
+            ..MctsConfig::default()
+        })
+        .is_err()
+    );
 }

@@ -161,7 +161,9 @@ impl BatchedSearch {
             self.counts.clear();
             let mut progress = false;
             for s in self.slots.iter_mut() {
-                let (n, p) = s.search.gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+                let (n, p) = s
+                    .search
+                    .gather(cfg, cfg.leaves_per_tree, &mut self.positions);
                 self.counts.push(n);
                 progress |= p;
             }

@@ -110,7 +110,11 @@ pub struct ConfigError {
     pub message: String,
 }
 
-fn check(ok: bool, field: &'static str, message: impl FnOnce() -> String) -> Result<(), ConfigError> {
+fn check(
+    ok: bool,
+    field: &'static str,
+    message: impl FnOnce() -> String,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {

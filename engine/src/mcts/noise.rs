@@ -82,8 +82,14 @@ mod tests {
             let xs: Vec<f64> = (0..n).map(|_| gamma(alpha, &mut rng)).collect();
             let mean = xs.iter().sum::<f64>() / n as f64;
             let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
-            assert!((mean - alpha).abs() < 0.05 * alpha.max(1.0), "{alpha}: mean {mean}");
-            assert!((var - alpha).abs() < 0.1 * alpha.max(1.0), "{alpha}: var {var}");
+            assert!(
+                (mean - alpha).abs() < 0.05 * alpha.max(1.0),
+                "{alpha}: mean {mean}"
+            );
+            assert!(
+                (var - alpha).abs() < 0.1 * alpha.max(1.0),
+                "{alpha}: var {var}"
+            );
         }
     }
 

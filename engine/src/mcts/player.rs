@@ -150,7 +150,9 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         let search = &mut self.search;
         let rng = &mut self.rng;
         let evaluator = &self.evaluator;
-        let total = budgeted(sims, limits, |n| last = search.run(evaluator, n, false, rng));
+        let total = budgeted(sims, limits, |n| {
+            last = search.run(evaluator, n, false, rng)
+        });
         let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
         let v = r.visits;
         Choice {

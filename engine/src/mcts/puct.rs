@@ -12,11 +12,7 @@ use rand::Rng;
 #[inline]
 pub(crate) fn select(tree: &Tree, node: u32, cfg: &MctsConfig) -> u32 {
     let parent = &tree.nodes[node as usize];
-    let parent_q = if parent.visits > 0 {
-        -parent.q()
-    } else {
-        0.0
-    };
+    let parent_q = if parent.visits > 0 { -parent.q() } else { 0.0 };
     let fpu = parent_q - cfg.fpu_reduction;
     let visits = parent.visits.max(1);
     let scale = cfg.cpuct(visits) * (visits as f32).sqrt();
@@ -76,7 +72,11 @@ pub(crate) fn most_visited(tree: &Tree) -> usize {
 
 /// A policy index drawn with probability proportional to `visits^(1 / temperature)`
 /// (`temperature > 0`). Falls back to the most visited child when no child has a visit.
-pub(crate) fn sample_by_visits<R: Rng + ?Sized>(tree: &Tree, temperature: f32, rng: &mut R) -> usize {
+pub(crate) fn sample_by_visits<R: Rng + ?Sized>(
+    tree: &Tree,
+    temperature: f32,
+    rng: &mut R,
+) -> usize {
     let inv = 1.0 / temperature as f64;
     let mut weights = [0.0f64; 6];
     let mut total = 0.0;

@@ -70,7 +70,9 @@ impl Search {
         };
         while !self.slot.is_done() {
             self.positions.clear();
-            let (n, progress) = self.slot.gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+            let (n, progress) = self
+                .slot
+                .gather(cfg, cfg.leaves_per_tree, &mut self.positions);
             if n > 0 {
                 self.evals.clear();
                 self.evals.resize(n, empty);
