@@ -25,13 +25,14 @@ const MIN_PRIOR: f32 = 1e-12;
 /// over `sims` simulations and `m` considered actions; its length is exactly `sims`.
 pub(crate) fn schedule(m: u32, sims: u32, out: &mut Vec<u32>) {
     out.clear();
+    let m = m.min(6);
     let sims = sims as usize;
     if m <= 1 {
         out.extend(0..sims as u32);
         return;
     }
     let rounds = (m as f64).log2().ceil().max(1.0) as u32;
-    let mut visits = vec![0u32; m as usize];
+    let mut visits = [0u32; 6];
     let mut considered = m as usize;
     while out.len() < sims {
         let extra = ((sims as u32) / (rounds * considered as u32)).max(1);
