@@ -365,3 +365,45 @@ fn config_reads_from_toml_and_checks_its_ranges() {
         .is_err()
     );
 }
+
+#[test]
+fn without_exploration_the_search_ignores_the_seed() {
+    for root in ROOTS {
+        let mut results = Vec::new();
+        for seed in 0..3 {
+            let mut s = Search::new(config(root, 80, 2)).expect("valid");
+            s.set_game(&Game::new());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            results.push(s.run(&UniformEvaluator, 80, false, &mut rng).expect("live"));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{root:?}");
+    }
+}
+
+#[test]
+fn the_temperature_applies_only_to_the_first_plies() {
+    let mut moves = std::collections::HashSet::new();
+    for seed in 0..40 {
+        let mut s = Search::new(config(RootAlgorithm::Puct, 30, 1)).expect("valid");
+        s.set_game(&Game::new());
+        let mut rng = SmallRng::seed_from_u64(seed);
+        moves.insert(
+            s.run(&UniformEvaluator, 30, true, &mut rng)
+                .expect("live")
+                .mv,
+        );
+    }
+    assert!(moves.len() > 1, "exploration always chose {moves:?}");
+    let cfg = MctsConfig {
+        temperature_plies: 0,
+        ..config(RootAlgorithm::Puct, 30, 1)
+    };
+    for seed in 0..20 {
+        let mut s = Search::new(cfg.clone()).expect("valid");
+        s.set_game(&Game::new());
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let r = s.run(&UniformEvaluator, 30, true, &mut rng).expect("live");
+        let most = *r.visits.iter().max().expect("six entries");
+        assert_eq!(r.visits[r.mv.relative()], most);
+    }
+}
