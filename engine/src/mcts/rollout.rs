@@ -5,7 +5,7 @@ use super::tree::{NodeState, Tree};
 use crate::game::Game;
 use crate::game::{GameResult, adjudicate};
 use crate::moves::Move;
-use crate::position::Position;
+use crate::position::{Position, WINNING_CAPTURE};
 use rand::Rng;
 
 /// The default UCT exploration constant (values are in [-1, 1]).
@@ -189,26 +189,57 @@ fn playout<R: Rng + ?Sized>(
     for &k in seen.iter() {
         filter |= filter_bit(k);
     }
-    let mut moves = pos.legal_moves();
+    let mut moves = legal_mask(&pos);
     loop {
-        let m = moves.as_slice()[rng.random_range(0..moves.len() as u32) as usize];
+        let k = rng.random_range(0..moves.count_ones());
+        let m = Move::from_relative(pos.to_move(), nth_bit(moves, k));
         let effect = pos.play_unchecked(m);
         ply += 1;
         if effect.captured > 0 {
             seen.clear();
             filter = 0;
         }
-        moves = pos.legal_moves();
+        moves = legal_mask(&pos);
         let key = pos.key();
         let bit = filter_bit(key);
-        let ended =
-            moves.is_empty() || ply >= max_plies || (filter & bit != 0 && seen.contains(&key));
+        let ended = moves == 0 || ply >= max_plies || (filter & bit != 0 && seen.contains(&key));
         if ended && let Some(result) = adjudicate(&mut pos, seen, ply, max_plies) {
             return result;
         }
         seen.push(key);
         filter |= bit;
     }
+}
+
+/// The legal moves of `pos` as a bit mask over policy indices (bit `i` = the mover's house `i`),
+/// in the same order as [`Position::legal_moves`]; 0 when the game is over by capture or the
+/// mover cannot move.
+#[inline]
+fn legal_mask(pos: &Position) -> u8 {
+    let captured = pos.captured();
+    if captured[0] >= WINNING_CAPTURE || captured[1] >= WINNING_CAPTURE {
+        return 0;
+    }
+    let board = pos.board();
+    let me = pos.to_move().row_start();
+    let them = (!pos.to_move()).row_start();
+    let must_feed = board[them..them + 6].iter().all(|&s| s == 0);
+    let mut mask = 0u8;
+    for i in 0..6 {
+        let seeds = board[me + i];
+        let ok = seeds > 0 && (!must_feed || seeds as usize >= 6 - i);
+        mask |= (ok as u8) << i;
+    }
+    mask
+}
+
+/// The index of the `k`-th set bit of `mask` (`k < mask.count_ones()`).
+#[inline]
+fn nth_bit(mut mask: u8, k: u32) -> usize {
+    for _ in 0..k {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros() as usize
 }
 
 #[cfg(test)]
