@@ -1,7 +1,7 @@
 //! The search with no network: a uniform evaluator and random rollouts.
 
 use oware_engine::mcts::{
-    BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
+    BatchedSearch, InteriorRule, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
 };
 use oware_engine::{
     Choice, DEFAULT_MAX_PLIES, Game, Limits, MctsPlayer, Move, Player, Position, RandomPlayer,
@@ -39,6 +39,29 @@ fn config(root: RootAlgorithm, sims: u32, leaves: u32) -> MctsConfig {
 }
 
 const ROOTS: [RootAlgorithm; 2] = [RootAlgorithm::Puct, RootAlgorithm::Gumbel];
+
+/// Gumbel at the root with the Gumbel-MuZero rule below it.
+fn gumbel_interior(sims: u32, leaves: u32) -> MctsConfig {
+    MctsConfig {
+        gumbel_interior: InteriorRule::Gumbel,
+        ..config(RootAlgorithm::Gumbel, sims, leaves)
+    }
+}
+
+#[test]
+fn the_gumbel_interior_rule_finds_wins_and_avoids_losses() {
+    let mut s = Search::new(gumbel_interior(64, 2)).expect("valid");
+    let mut rng = SmallRng::seed_from_u64(3);
+    s.set_game(&winning_capture());
+    assert_eq!(
+        s.run(&UniformEvaluator, 64, false, &mut rng).map(|r| r.mv),
+        Some(mv("f"))
+    );
+    s.set_game(&losing_move());
+    let r = s.run(&UniformEvaluator, 100, true, &mut rng).expect("live");
+    assert_eq!(r.mv, mv("a"), "{r:?}");
+    assert!(r.policy[1] < 0.2, "{r:?}");
+}
 
 #[test]
 fn the_test_positions_do_what_they_claim() {
@@ -192,11 +215,14 @@ fn batched_with_one_slot_and_one_leaf_matches_the_single_search() {
 
 #[test]
 fn gumbel_spends_exactly_the_budget() {
-    for considered in 1..=6 {
+    for (considered, interior) in
+        (1..=6).flat_map(|m| [(m, InteriorRule::Puct), (m, InteriorRule::Gumbel)])
+    {
         for leaves in [1, 2, 5] {
             for sims in [1, 3, 10, 16, 33, 100] {
                 let cfg = MctsConfig {
                     gumbel_considered: considered,
+                    gumbel_interior: interior,
                     ..config(RootAlgorithm::Gumbel, sims, leaves)
                 };
                 let mut s = Search::new(cfg).expect("valid");

@@ -5,8 +5,9 @@
 //!   going to the best-scoring considered action (`g + logits + σ(q̂)`) among those whose visit
 //!   count in this search equals the schedule's next value, so the schedule (and exactly the
 //!   budget) is followed even with several leaves in flight.
-//! * Interior nodes: the deterministic Gumbel-MuZero rule, the child maximising
-//!   `π'(a) − N(a) / (1 + Σ N)` with `π' = softmax(logits + σ(completed Q))`.
+//! * Interior nodes: PUCT by default, or (`gumbel_interior = "gumbel"`) the deterministic
+//!   Gumbel-MuZero rule, the child maximising `π'(a) − N(a) / (1 + Σ N)` with
+//!   `π' = softmax(logits + σ(completed Q))`.
 //! * Values are in [-1, 1] here and are mapped linearly to [0, 1] before the transform
 //!   `σ(q) = (c_visit + max_b N(b)) · c_scale · q`.
 //! * Completed Q: a visited child's mean value; an unvisited child's value is the mix of the

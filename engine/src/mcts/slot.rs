@@ -8,7 +8,7 @@
 //! not a simulation; every simulation adds exactly one visit to one root child, so with a fresh
 //! tree the root children's visits sum to `sims`.
 
-use super::config::{MctsConfig, RootAlgorithm};
+use super::config::{InteriorRule, MctsConfig, RootAlgorithm};
 use super::gumbel::{self, GumbelRoot};
 use super::puct;
 use super::tree::{NodeState, Tree};
@@ -201,9 +201,11 @@ impl SlotSearch {
                 let state = self.tree.nodes[node as usize].state;
                 match state {
                     NodeState::Expanded => {
-                        node = match cfg.root {
-                            RootAlgorithm::Puct => puct::select(&self.tree, node, cfg),
-                            RootAlgorithm::Gumbel => gumbel::select_interior(&self.tree, node, cfg),
+                        node = match (cfg.root, cfg.gumbel_interior) {
+                            (RootAlgorithm::Gumbel, InteriorRule::Gumbel) => {
+                                gumbel::select_interior(&self.tree, node, cfg)
+                            }
+                            _ => puct::select(&self.tree, node, cfg),
                         };
                     }
                     NodeState::Terminal => {
@@ -373,9 +375,15 @@ mod tests {
 
     #[test]
     fn tree_invariants_hold_through_searches_and_moves() {
-        for root in [RootAlgorithm::Puct, RootAlgorithm::Gumbel] {
+        let rules = [
+            (RootAlgorithm::Puct, InteriorRule::Puct),
+            (RootAlgorithm::Gumbel, InteriorRule::Puct),
+            (RootAlgorithm::Gumbel, InteriorRule::Gumbel),
+        ];
+        for (root, gumbel_interior) in rules {
             let cfg = MctsConfig {
                 root,
+                gumbel_interior,
                 leaves_per_tree: 3,
                 ..MctsConfig::default()
             };
