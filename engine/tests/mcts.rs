@@ -358,6 +358,20 @@ fn players_play_whole_games() {
     );
     assert!(c.value.is_some());
     assert!(c.info.starts_with("sims 7 "), "{}", c.info);
+    let timed = Limits {
+        millis: Some(5),
+        ..Limits::default()
+    };
+    let mut rollout = RolloutMctsPlayer::new(60, 1.4, 1);
+    let c = rollout.choose(&Game::new(), timed);
+    assert!(Game::new().legal_moves().contains(c.mv));
+    let sims: u32 = c
+        .info
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("sims N");
+    assert!(sims >= 64 && sims % 64 == 0, "{}", c.info);
 }
 
 #[test]
