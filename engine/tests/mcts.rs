@@ -371,7 +371,7 @@ fn players_play_whole_games() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("sims N");
-    assert!(sims >= 64 && sims % 64 == 0, "{}", c.info);
+    assert!(sims >= 64 && sims.is_multiple_of(64), "{}", c.info);
 }
 
 #[test]
