@@ -491,11 +491,13 @@ mod tests {
             lr: 1.0,
             lr_warmup_steps: 10,
             max_steps: 110,
+            minutes: 10.0,
             ..Default::default()
         };
-        assert!((s.lr_at(0) - 0.1).abs() < 1e-9);
-        assert!((s.lr_at(10) - 1.0).abs() < 1e-9);
-        assert!((s.lr_at(110) - 0.1).abs() < 1e-9);
-        assert!(s.lr_at(60) < 1.0 && s.lr_at(60) > 0.1);
+        assert!((s.lr_at(0, 0.0) - 0.1).abs() < 1e-9);
+        assert!((s.lr_at(10, s.progress(10, 0.0)) - 0.9818).abs() < 1e-3);
+        assert!((s.lr_at(110, s.progress(110, 0.0)) - 0.1).abs() < 1e-9);
+        assert!((s.progress(20, 300.0) - 0.5).abs() < 1e-9, "time decides when it is ahead");
+        assert!((s.lr_at(60, 0.5) - 0.55).abs() < 1e-9);
     }
 }

@@ -196,7 +196,7 @@ mod tests {
         run.prune(1, &[keep.as_path()]).expect("prune");
         assert!(run.checkpoint(10).exists(), "protected");
         assert!(!run.checkpoint(20).exists());
-        run.prune(2, &[]).expect("prune");
+        run.prune(1, &[]).expect("prune");
         assert!(!run.checkpoint(10).exists());
         assert!(run.checkpoint(30).exists());
         write_atomic(&run.latest_pointer(), b"step-0000099\n").expect("write");
