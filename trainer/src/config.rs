@@ -446,6 +446,18 @@ mod tests {
     }
 
     #[test]
+    fn every_shipped_config_is_valid() {
+        for (name, text) in [
+            ("quick", include_str!("../../configs/quick.toml")),
+            ("tiny", include_str!("../../configs/tiny.toml")),
+            ("gpu", include_str!("../../configs/gpu.toml")),
+        ] {
+            TrainConfig::from_toml_str(text, &[])
+                .unwrap_or_else(|e| panic!("configs/{name}.toml: {e:#}"));
+        }
+    }
+
+    #[test]
     fn defaults_validate_and_round_trip() {
         let c = TrainConfig::builtin();
         c.validate().expect("defaults are valid");
@@ -497,7 +509,10 @@ mod tests {
         assert!((s.lr_at(0, 0.0) - 0.1).abs() < 1e-9);
         assert!((s.lr_at(10, s.progress(10, 0.0)) - 0.9818).abs() < 1e-3);
         assert!((s.lr_at(110, s.progress(110, 0.0)) - 0.1).abs() < 1e-9);
-        assert!((s.progress(20, 300.0) - 0.5).abs() < 1e-9, "time decides when it is ahead");
+        assert!(
+            (s.progress(20, 300.0) - 0.5).abs() < 1e-9,
+            "time decides when it is ahead"
+        );
         assert!((s.lr_at(60, 0.5) - 0.55).abs() < 1e-9);
     }
 }
