@@ -94,6 +94,7 @@ impl Progress {
         elapsed_secs: f64,
         games: u64,
     ) {
+        self.last_step = Some(Instant::now());
         let done = step.saturating_sub(self.start_step) as f64;
         let run = self.started.elapsed().as_secs_f64();
         let by_steps = if done > 0.0 {
