@@ -164,13 +164,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     } else {
         None
     };
-    let workers = if config.selfplay.workers == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        config.selfplay.workers
-    };
+    let workers = config.selfplay.worker_count();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("selfplay-{i}"))
