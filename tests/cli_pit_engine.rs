@@ -273,7 +273,10 @@ fn pit_json_adds_up() {
 fn pit_rejects_bad_and_unloadable_players() {
     for (a, why) in [
         ("alphabeta:depth=0", "out of range"),
-        ("mcts:model=/nonexistent/run,sims=5", "/nonexistent/run does not exist"),
+        (
+            "mcts:model=/nonexistent/run,sims=5",
+            "/nonexistent/run does not exist",
+        ),
         ("human", "oware play"),
         ("chess", "unknown player kind"),
     ] {

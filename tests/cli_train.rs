@@ -51,6 +51,27 @@ fn train_tiny(run: &Path, extra: &[&str]) -> Output {
     oware(&args)
 }
 
+/// Starts a tiny training run that goes on until killed, with extra `--set` overrides.
+fn spawn_tiny(run: &Path, sets: &[&str]) -> std::process::Child {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "train",
+        "--config",
+        TINY,
+        "--run",
+        run.to_str().expect("utf-8"),
+        "--quiet",
+    ])
+    .args(["--set", "schedule.max_steps=1000000"]);
+    for set in sets {
+        cmd.args(["--set", set]);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd.spawn().expect("starts")
+}
+
 #[test]
 fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
     let dir = scratch("run");
@@ -207,27 +228,10 @@ fn bad_config_keys_and_values_are_clear_errors() {
 fn a_killed_run_resumes_from_a_complete_checkpoint() {
     let dir = scratch("kill");
     let run = dir.join("run");
-    let mut child = Command::new(BIN)
-        .args([
-            "train",
-            "--config",
-            TINY,
-            "--run",
-            run.to_str().expect("utf-8"),
-            "--quiet",
-        ])
-        .args([
-            "--set",
-            "schedule.max_steps=1000000",
-            "--set",
-            "schedule.checkpoint_every_steps=3",
-        ])
-        .args(["--set", "eval.every_steps=0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starts");
+    let mut child = spawn_tiny(
+        &run,
+        &["schedule.checkpoint_every_steps=3", "eval.every_steps=0"],
+    );
     // Wait for a few checkpoints, then kill it without warning.
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(120) {
@@ -266,27 +270,14 @@ fn a_killed_run_resumes_from_a_complete_checkpoint() {
 fn ctrl_c_checkpoints_and_exits_cleanly() {
     let dir = scratch("sigint");
     let run = dir.join("run");
-    let mut child = Command::new(BIN)
-        .args([
-            "train",
-            "--config",
-            TINY,
-            "--run",
-            run.to_str().expect("utf-8"),
-            "--quiet",
-        ])
-        .args([
-            "--set",
-            "schedule.max_steps=1000000",
-            "--set",
+    let mut child = spawn_tiny(
+        &run,
+        &[
             "schedule.checkpoint_every_steps=1000000",
-        ])
-        .args(["--set", "eval.every_steps=0", "--set", "log.every_steps=1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starts");
+            "eval.every_steps=0",
+            "log.every_steps=1",
+        ],
+    );
     // Wait until the learner is stepping (its event file grows), then send SIGINT.
     let started = Instant::now();
     loop {

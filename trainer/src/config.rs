@@ -54,7 +54,9 @@ impl SelfplayConfig {
     /// The number of worker threads: `workers`, or one per CPU core when it is 0.
     pub fn worker_count(&self) -> usize {
         if self.workers == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
         } else {
             self.workers
         }
