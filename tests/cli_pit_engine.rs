@@ -270,10 +270,14 @@ fn pit_json_adds_up() {
 }
 
 #[test]
-fn pit_rejects_unavailable_and_bad_players() {
+fn pit_rejects_bad_and_unloadable_players() {
     for (a, why) in [
         ("alphabeta:depth=0", "out of range"),
-        ("mcts:rollouts,sims=5", "not available yet"),
+        (
+            "mcts:model=/nonexistent/run,sims=5",
+            "/nonexistent/run does not exist",
+        ),
+        ("human", "oware play"),
         ("chess", "unknown player kind"),
     ] {
         let out = oware()

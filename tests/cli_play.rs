@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// The AI the tests play against.
-const AI: &str = "random";
+const AI: &str = "alphabeta:depth=2";
 
 const BIN: &str = env!("CARGO_BIN_EXE_oware");
 

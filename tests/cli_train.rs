@@ -20,16 +20,27 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn oware(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("runs the binary")
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs the binary")
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn meta(run: &Path) -> Value {
     let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");
-    let path = run.join("checkpoints").join(latest.trim()).join("meta.json");
+    let path = run
+        .join("checkpoints")
+        .join(latest.trim())
+        .join("meta.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("meta.json")).expect("json")
 }
 
@@ -38,6 +49,27 @@ fn train_tiny(run: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["train", "--config", TINY, "--run", run, "--quiet"];
     args.extend_from_slice(extra);
     oware(&args)
+}
+
+/// Starts a tiny training run that goes on until killed, with extra `--set` overrides.
+fn spawn_tiny(run: &Path, sets: &[&str]) -> std::process::Child {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "train",
+        "--config",
+        TINY,
+        "--run",
+        run.to_str().expect("utf-8"),
+        "--quiet",
+    ])
+    .args(["--set", "schedule.max_steps=1000000"]);
+    for set in sets {
+        cmd.args(["--set", set]);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd.spawn().expect("starts")
 }
 
 #[test]
@@ -108,7 +140,12 @@ fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
         .spawn()
         .expect("replay");
     use std::io::Write;
-    replay.stdin.take().expect("stdin").write_all(records.as_bytes()).expect("write");
+    replay
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(records.as_bytes())
+        .expect("write");
     let out = replay.wait_with_output().expect("replay output");
     assert!(out.status.success(), "records replay: {}", text(&out));
     std::fs::remove_dir_all(&dir).ok();
@@ -126,7 +163,14 @@ fn resume_continues_from_the_saved_step() {
     let out = train_tiny(&run, &[]);
     assert!(!out.status.success());
     assert!(text(&out).contains("--resume"), "{}", text(&out));
-    let out = oware(&["train", "--resume", run.to_str().expect("utf-8"), "--set", "schedule.max_steps=24", "--quiet"]);
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "schedule.max_steps=24",
+        "--quiet",
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("resuming"), "{}", text(&out));
     let m = meta(&run);
@@ -136,7 +180,12 @@ fn resume_continues_from_the_saved_step() {
     let files = event_files(&run).expect("list");
     assert_eq!(files.len(), 2);
     let resumed = read_scalars(&files[1]).expect("readable");
-    assert!(resumed.iter().filter(|s| s.tag == "loss/total").all(|s| s.step > 12));
+    assert!(
+        resumed
+            .iter()
+            .filter(|s| s.tag == "loss/total")
+            .all(|s| s.step > 12)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -145,10 +194,19 @@ fn bad_config_keys_and_values_are_clear_errors() {
     let dir = scratch("badcfg");
     let cfg = dir.join("bad.toml");
     std::fs::write(&cfg, "[schedule]\nlearning_rate = 0.1\n").expect("write");
-    let out = oware(&["train", "--config", cfg.to_str().expect("utf-8"), "--run", dir.join("r").to_str().expect("utf-8")]);
+    let out = oware(&[
+        "train",
+        "--config",
+        cfg.to_str().expect("utf-8"),
+        "--run",
+        dir.join("r").to_str().expect("utf-8"),
+    ]);
     assert!(!out.status.success());
     let msg = text(&out);
-    assert!(msg.contains("learning_rate") && msg.contains("bad.toml"), "{msg}");
+    assert!(
+        msg.contains("learning_rate") && msg.contains("bad.toml"),
+        "{msg}"
+    );
     assert!(!msg.contains("panicked"), "{msg}");
     let out = train_tiny(&dir.join("r2"), &["--set", "schedule.lr=-1"]);
     assert!(!out.status.success());
@@ -156,7 +214,11 @@ fn bad_config_keys_and_values_are_clear_errors() {
     let out = train_tiny(&dir.join("r3"), &["--set", "mcts.no_such_key=1"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("mcts.no_such_key"), "{}", text(&out));
-    let out = oware(&["train", "--resume", dir.join("missing").to_str().expect("utf-8")]);
+    let out = oware(&[
+        "train",
+        "--resume",
+        dir.join("missing").to_str().expect("utf-8"),
+    ]);
     assert!(!out.status.success());
     assert!(text(&out).contains("missing"), "{}", text(&out));
     std::fs::remove_dir_all(&dir).ok();
@@ -166,26 +228,24 @@ fn bad_config_keys_and_values_are_clear_errors() {
 fn a_killed_run_resumes_from_a_complete_checkpoint() {
     let dir = scratch("kill");
     let run = dir.join("run");
-    let mut child = Command::new(BIN)
-        .args(["train", "--config", TINY, "--run", run.to_str().expect("utf-8"), "--quiet"])
-        .args(["--set", "schedule.max_steps=1000000", "--set", "schedule.checkpoint_every_steps=3"])
-        .args(["--set", "eval.every_steps=0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starts");
+    let mut child = spawn_tiny(
+        &run,
+        &["schedule.checkpoint_every_steps=3", "eval.every_steps=0"],
+    );
     // Wait for a few checkpoints, then kill it without warning.
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(120) {
-        if run.join("checkpoints/latest").is_file() && meta(&run)["step"].as_u64().unwrap_or(0) >= 9 {
+        if run.join("checkpoints/latest").is_file() && meta(&run)["step"].as_u64().unwrap_or(0) >= 9
+        {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
-    let step = meta(&run)["step"].as_u64().expect("a checkpoint was written");
+    let step = meta(&run)["step"]
+        .as_u64()
+        .expect("a checkpoint was written");
     assert!(step >= 9, "only reached step {step}");
     // `latest` names a complete checkpoint: it loads as a player.
     let spec = format!("mcts:model={},sims=4", run.display());
@@ -193,8 +253,52 @@ fn a_killed_run_resumes_from_a_complete_checkpoint() {
     assert!(out.status.success(), "{}", text(&out));
     // No temporary checkpoint folder is mistaken for a real one, and the run resumes.
     let target = format!("schedule.max_steps={}", step + 6);
-    let out = oware(&["train", "--resume", run.to_str().expect("utf-8"), "--set", &target, "--quiet"]);
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        &target,
+        "--quiet",
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(meta(&run)["step"].as_u64(), Some(step + 6));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn ctrl_c_checkpoints_and_exits_cleanly() {
+    let dir = scratch("sigint");
+    let run = dir.join("run");
+    let mut child = spawn_tiny(
+        &run,
+        &[
+            "schedule.checkpoint_every_steps=1000000",
+            "eval.every_steps=0",
+            "log.every_steps=1",
+        ],
+    );
+    // Wait until the learner is stepping (its event file grows), then send SIGINT.
+    let started = Instant::now();
+    loop {
+        let steps = event_files(&run)
+            .ok()
+            .and_then(|f| f.first().cloned())
+            .and_then(|f| read_scalars(&f).ok())
+            .map(|s| s.iter().filter(|s| s.tag == "loss/total").count())
+            .unwrap_or(0);
+        if steps >= 3 || started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let status = child.wait().expect("exits");
+    assert!(status.success(), "Ctrl-C exits 0, got {status}");
+    assert!(meta(&run)["step"].as_u64().expect("checkpoint") >= 3);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,7 +1,7 @@
 //! The search with no network: a uniform evaluator and random rollouts.
 
 use oware_engine::mcts::{
-    BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
+    BatchedSearch, InteriorRule, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
 };
 use oware_engine::{
     Choice, DEFAULT_MAX_PLIES, Game, Limits, MctsPlayer, Move, Player, Position, RandomPlayer,
@@ -39,6 +39,29 @@ fn config(root: RootAlgorithm, sims: u32, leaves: u32) -> MctsConfig {
 }
 
 const ROOTS: [RootAlgorithm; 2] = [RootAlgorithm::Puct, RootAlgorithm::Gumbel];
+
+/// Gumbel at the root with the Gumbel-MuZero rule below it.
+fn gumbel_interior(sims: u32, leaves: u32) -> MctsConfig {
+    MctsConfig {
+        gumbel_interior: InteriorRule::Gumbel,
+        ..config(RootAlgorithm::Gumbel, sims, leaves)
+    }
+}
+
+#[test]
+fn the_gumbel_interior_rule_finds_wins_and_avoids_losses() {
+    let mut s = Search::new(gumbel_interior(64, 2)).expect("valid");
+    let mut rng = SmallRng::seed_from_u64(3);
+    s.set_game(&winning_capture());
+    assert_eq!(
+        s.run(&UniformEvaluator, 64, false, &mut rng).map(|r| r.mv),
+        Some(mv("f"))
+    );
+    s.set_game(&losing_move());
+    let r = s.run(&UniformEvaluator, 100, true, &mut rng).expect("live");
+    assert_eq!(r.mv, mv("a"), "{r:?}");
+    assert!(r.policy[1] < 0.2, "{r:?}");
+}
 
 #[test]
 fn the_test_positions_do_what_they_claim() {
@@ -192,11 +215,14 @@ fn batched_with_one_slot_and_one_leaf_matches_the_single_search() {
 
 #[test]
 fn gumbel_spends_exactly_the_budget() {
-    for considered in 1..=6 {
+    for (considered, interior) in
+        (1..=6).flat_map(|m| [(m, InteriorRule::Puct), (m, InteriorRule::Gumbel)])
+    {
         for leaves in [1, 2, 5] {
             for sims in [1, 3, 10, 16, 33, 100] {
                 let cfg = MctsConfig {
                     gumbel_considered: considered,
+                    gumbel_interior: interior,
                     ..config(RootAlgorithm::Gumbel, sims, leaves)
                 };
                 let mut s = Search::new(cfg).expect("valid");
@@ -332,6 +358,20 @@ fn players_play_whole_games() {
     );
     assert!(c.value.is_some());
     assert!(c.info.starts_with("sims 7 "), "{}", c.info);
+    let timed = Limits {
+        millis: Some(5),
+        ..Limits::default()
+    };
+    let mut rollout = RolloutMctsPlayer::new(60, 1.4, 1);
+    let c = rollout.choose(&Game::new(), timed);
+    assert!(Game::new().legal_moves().contains(c.mv));
+    let sims: u32 = c
+        .info
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("sims N");
+    assert!(sims >= 64 && sims.is_multiple_of(64), "{}", c.info);
 }
 
 #[test]
@@ -364,4 +404,46 @@ fn config_reads_from_toml_and_checks_its_ranges() {
         })
         .is_err()
     );
+}
+
+#[test]
+fn without_exploration_the_search_ignores_the_seed() {
+    for root in ROOTS {
+        let mut results = Vec::new();
+        for seed in 0..3 {
+            let mut s = Search::new(config(root, 80, 2)).expect("valid");
+            s.set_game(&Game::new());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            results.push(s.run(&UniformEvaluator, 80, false, &mut rng).expect("live"));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{root:?}");
+    }
+}
+
+#[test]
+fn the_temperature_applies_only_to_the_first_plies() {
+    let mut moves = std::collections::HashSet::new();
+    for seed in 0..40 {
+        let mut s = Search::new(config(RootAlgorithm::Puct, 30, 1)).expect("valid");
+        s.set_game(&Game::new());
+        let mut rng = SmallRng::seed_from_u64(seed);
+        moves.insert(
+            s.run(&UniformEvaluator, 30, true, &mut rng)
+                .expect("live")
+                .mv,
+        );
+    }
+    assert!(moves.len() > 1, "exploration always chose {moves:?}");
+    let cfg = MctsConfig {
+        temperature_plies: 0,
+        ..config(RootAlgorithm::Puct, 30, 1)
+    };
+    for seed in 0..20 {
+        let mut s = Search::new(cfg.clone()).expect("valid");
+        s.set_game(&Game::new());
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let r = s.run(&UniformEvaluator, 30, true, &mut rng).expect("live");
+        let most = *r.visits.iter().max().expect("six entries");
+        assert_eq!(r.visits[r.mv.relative()], most);
+    }
 }

@@ -134,7 +134,11 @@ fn probe(kind: DeviceKind, dev: Device) -> Result<Device, DeviceError> {
     let check = dev.clone();
     let result = std::panic::catch_unwind(move || {
         let t = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &check);
-        (t * 2.0).sum().into_data().convert::<f32>().to_vec::<f32>()
+        (t * 2.0)
+            .sum()
+            .into_data()
+            .convert::<f32>()
+            .try_to_vec::<f32>()
     });
     match result {
         Ok(Ok(v)) if v.first().is_some_and(|&x| (x - 12.0).abs() < 1e-4) => Ok(dev),

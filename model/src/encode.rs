@@ -232,12 +232,12 @@ mod tests {
             .expect("48");
         let t = encode_batch(&[a, b], &device);
         assert_eq!(t.dims(), [2, INPUT_SIZE]);
-        let data = t.into_data().to_vec::<f32>().expect("f32 data");
+        let data = t.into_data().try_to_vec::<f32>().expect("f32 data");
         assert_eq!(&data[..INPUT_SIZE], enc(&a).as_slice());
         assert_eq!(&data[INPUT_SIZE..], enc(&b).as_slice());
         let m = mask_batch(&[b], &device)
             .into_data()
-            .to_vec::<f32>()
+            .try_to_vec::<f32>()
             .expect("f32");
         assert_eq!(
             m,

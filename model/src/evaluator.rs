@@ -202,8 +202,8 @@ mod tests {
             let mask = legal_mask(p);
             let sum: f32 = e.policy.iter().sum();
             assert!((sum - 1.0).abs() < 1e-5);
-            for j in 0..6 {
-                assert_eq!(mask[j], e.policy[j] > 0.0, "move {j}");
+            for (j, (&legal, &p)) in mask.iter().zip(&e.policy).enumerate() {
+                assert_eq!(legal, p > 0.0, "move {j}");
             }
             assert!((-1.0..=1.0).contains(&e.value));
         }

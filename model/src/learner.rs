@@ -378,6 +378,24 @@ mod tests {
     }
 
     #[test]
+    fn evaluator_is_a_snapshot() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Learner>();
+        let device = Device::flex();
+        let cfg = ModelConfig::new().with_hidden(16).with_blocks(1);
+        let mut learner = Learner::new(&cfg, &OptimConfig::default(), &device);
+        let batch = fixed_batch(8);
+        let ev = learner.evaluator();
+        let before = ev.raw_outputs(&batch.positions);
+        for _ in 0..5 {
+            learner.step(&batch, 1e-2).expect("step");
+        }
+        // Training moved on; the evaluator handed out earlier still holds the old weights.
+        assert_eq!(ev.raw_outputs(&batch.positions), before);
+        assert_ne!(learner.evaluator().raw_outputs(&batch.positions), before);
+    }
+
+    #[test]
     fn sgd_and_adamw_also_learn() {
         let device = Device::flex();
         let cfg = ModelConfig::new().with_hidden(32).with_blocks(1);

@@ -9,7 +9,8 @@
 //!   non-autodiff copy of the weights, shareable between threads;
 //! - [`Learner`]: the trainable network, its optimizer and the loss, one [`Learner::step`] per
 //!   [`TrainBatch`];
-//! - [`checkpoint`]: atomic, checksummed checkpoint directories;
+//! - [`checkpoint`]: atomic, checksummed checkpoint directories, and a `latest` pointer
+//!   ([`write_latest`], [`resolve_checkpoint`]);
 //! - [`device`]: `cpu` (burn's `flex`, always built), `wgpu` and `cuda` (Cargo features).
 
 pub mod checkpoint;
@@ -17,6 +18,7 @@ mod config;
 pub mod device;
 pub mod encode;
 mod evaluator;
+mod latest;
 mod learner;
 mod net;
 
@@ -28,6 +30,7 @@ pub use config::{ModelConfig, OptimConfig, OptimizerKind};
 pub use device::{DeviceError, DeviceKind, device};
 pub use encode::{INPUT_SIZE, encode_batch, legal_mask};
 pub use evaluator::{NetEvaluator, Prediction};
+pub use latest::{CHECKPOINTS_DIR, LATEST_FILE, read_latest, resolve_checkpoint, write_latest};
 pub use learner::{Learner, Losses, TrainBatch, TrainError};
 pub use net::{
     DenseLayer, HEAD_OUTPUTS, MARGIN_COLUMN, NetOutput, PolicyValueNet, ResidualBlock,

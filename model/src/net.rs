@@ -140,7 +140,7 @@ impl DenseLayer {
 pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     let data = t.into_data().convert::<f32>();
     // After `convert::<f32>` the element type matches, so this cannot fail.
-    data.to_vec::<f32>().unwrap_or_default()
+    data.try_to_vec::<f32>().unwrap_or_default()
 }
 
 /// A plain-Rust forward pass of the same network over row-major inputs `[batch, INPUT_SIZE]`;

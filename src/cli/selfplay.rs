@@ -73,13 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file =
         std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
-    let workers = if config.selfplay.workers == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        config.selfplay.workers
-    };
+    let workers = config.selfplay.worker_count();
     let weights = SharedWeights::new(evaluator);
     let stats = SelfplayStats::default();
     let stop = AtomicBool::new(false);

@@ -50,6 +50,19 @@ pub struct SelfplayConfig {
     pub cheap_sims: u32,
 }
 
+impl SelfplayConfig {
+    /// The number of worker threads: `workers`, or one per CPU core when it is 0.
+    pub fn worker_count(&self) -> usize {
+        if self.workers == 0 {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        } else {
+            self.workers
+        }
+    }
+}
+
 impl Default for SelfplayConfig {
     fn default() -> Self {
         SelfplayConfig {
@@ -148,7 +161,11 @@ impl ScheduleConfig {
     /// the time fraction, so the schedule ends when the run does.
     pub fn progress(&self, step: u64, elapsed_secs: f64) -> f64 {
         let by_steps = step as f64 / self.max_steps as f64;
-        let by_time = if self.minutes > 0.0 { elapsed_secs / (self.minutes * 60.0) } else { 0.0 };
+        let by_time = if self.minutes > 0.0 {
+            elapsed_secs / (self.minutes * 60.0)
+        } else {
+            0.0
+        };
         by_steps.max(by_time).clamp(0.0, 1.0)
     }
 
@@ -424,15 +441,33 @@ mod tests {
         let all = toml::Table::try_from(TrainConfig::default()).expect("serializes");
         for (section, keys) in &all {
             let keys = keys.as_table().expect("section");
-            let given = file.get(section).and_then(|s| s.as_table()).expect("section present");
+            let given = file
+                .get(section)
+                .and_then(|s| s.as_table())
+                .expect("section present");
             for key in keys.keys() {
-                assert!(given.contains_key(key), "configs/default.toml lacks {section}.{key}");
+                assert!(
+                    given.contains_key(key),
+                    "configs/default.toml lacks {section}.{key}"
+                );
             }
         }
         let c: TrainConfig = toml::from_str(DEFAULT_TOML).expect("valid");
         c.validate().expect("valid");
         assert_eq!(TrainConfig::builtin(), c);
         assert_eq!(TrainConfig::from_toml_str("", &[]).expect("empty file"), c);
+    }
+
+    #[test]
+    fn every_shipped_config_is_valid() {
+        for (name, text) in [
+            ("quick", include_str!("../../configs/quick.toml")),
+            ("tiny", include_str!("../../configs/tiny.toml")),
+            ("gpu", include_str!("../../configs/gpu.toml")),
+        ] {
+            TrainConfig::from_toml_str(text, &[])
+                .unwrap_or_else(|e| panic!("configs/{name}.toml: {e:#}"));
+        }
     }
 
     #[test]
@@ -481,11 +516,16 @@ mod tests {
             lr: 1.0,
             lr_warmup_steps: 10,
             max_steps: 110,
+            minutes: 10.0,
             ..Default::default()
         };
-        assert!((s.lr_at(0) - 0.1).abs() < 1e-9);
-        assert!((s.lr_at(10) - 1.0).abs() < 1e-9);
-        assert!((s.lr_at(110) - 0.1).abs() < 1e-9);
-        assert!(s.lr_at(60) < 1.0 && s.lr_at(60) > 0.1);
+        assert!((s.lr_at(0, 0.0) - 0.1).abs() < 1e-9);
+        assert!((s.lr_at(10, s.progress(10, 0.0)) - 0.9818).abs() < 1e-3);
+        assert!((s.lr_at(110, s.progress(110, 0.0)) - 0.1).abs() < 1e-9);
+        assert!(
+            (s.progress(20, 300.0) - 0.5).abs() < 1e-9,
+            "time decides when it is ahead"
+        );
+        assert!((s.lr_at(60, 0.5) - 0.55).abs() < 1e-9);
     }
 }

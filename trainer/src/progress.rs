@@ -18,6 +18,7 @@ pub struct Progress {
     last_plain: Instant,
     last_eval: String,
     line_open: bool,
+    last_step: Option<Instant>,
 }
 
 fn clock(secs: f64) -> String {
@@ -41,6 +42,7 @@ impl Progress {
             last_plain: Instant::now(),
             last_eval: String::new(),
             line_open: false,
+            last_step: None,
         }
     }
 
@@ -68,8 +70,14 @@ impl Progress {
         }
     }
 
-    /// While the learner waits for self-play data.
+    /// While the learner waits for self-play data (shown only while no step is being logged).
     pub fn waiting(&mut self, have: usize, need: usize, rates: &Rates) {
+        if self
+            .last_step
+            .is_some_and(|t| t.elapsed().as_secs_f64() < 10.0)
+        {
+            return;
+        }
         let text = format!(
             "self-play: {have}/{need} positions in the buffer, {:.0} positions/s, {:.0} sims/s",
             rates.positions_per_sec, rates.sims_per_sec
@@ -86,6 +94,7 @@ impl Progress {
         elapsed_secs: f64,
         games: u64,
     ) {
+        self.last_step = Some(Instant::now());
         let done = step.saturating_sub(self.start_step) as f64;
         let run = self.started.elapsed().as_secs_f64();
         let by_steps = if done > 0.0 {

@@ -90,8 +90,9 @@ impl RunDir {
         write_atomic(&self.latest_pointer(), format!("{name}\n").as_bytes())
     }
 
-    /// Removes all but the newest `keep` checkpoints (never the one `latest` names).
-    pub fn prune(&self, keep: usize) -> anyhow::Result<()> {
+    /// Removes all but the newest `keep` checkpoints; never the one `latest` names, nor any in
+    /// `protect` (e.g. the previous evaluated checkpoint, still needed as an opponent).
+    pub fn prune(&self, keep: usize, protect: &[&Path]) -> anyhow::Result<()> {
         let latest = self.latest()?;
         let mut steps: Vec<PathBuf> = fs::read_dir(self.checkpoints())
             .with_context(|| format!("reading {}", self.checkpoints().display()))?
@@ -106,7 +107,7 @@ impl RunDir {
         steps.sort();
         let excess = steps.len().saturating_sub(keep.max(1));
         for old in steps.into_iter().take(excess) {
-            if Some(&old) != latest.as_ref() {
+            if Some(&old) != latest.as_ref() && !protect.iter().any(|p| *p == old.as_path()) {
                 fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
             }
         }
@@ -191,9 +192,13 @@ mod tests {
             resolve_checkpoint(&root).expect("resolves"),
             run.checkpoint(30)
         );
-        run.prune(2).expect("prune");
+        let keep = run.checkpoint(10);
+        run.prune(1, &[keep.as_path()]).expect("prune");
+        assert!(run.checkpoint(10).exists(), "protected");
+        assert!(!run.checkpoint(20).exists());
+        run.prune(1, &[]).expect("prune");
         assert!(!run.checkpoint(10).exists());
-        assert!(run.checkpoint(20).exists());
+        assert!(run.checkpoint(30).exists());
         write_atomic(&run.latest_pointer(), b"step-0000099\n").expect("write");
         assert!(
             run.latest().is_err(),

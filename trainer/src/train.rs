@@ -57,7 +57,9 @@ pub struct Counters {
     pub moves: u64,
     /// The previous evaluated checkpoint (for `eval.vs_previous`).
     pub previous_eval_checkpoint: Option<String>,
-    /// Seed stream position: how many times the run has been (re)started.
+    /// How many times the run has been (re)started. The random streams (self-play workers, the
+    /// learner's sampling) are derived from `[schedule] seed`, this count and the step, so a
+    /// resumed run does not replay the random choices it made before.
     pub starts: u64,
 }
 
@@ -162,13 +164,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     } else {
         None
     };
-    let workers = if config.selfplay.workers == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        config.selfplay.workers
-    };
+    let workers = config.selfplay.worker_count();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("selfplay-{i}"))
@@ -430,7 +426,13 @@ fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBu
         .with_context(|| format!("writing checkpoint {}", dir.display()))?;
     state.replay.save(&dir.join(REPLAY_FILE))?;
     ctx.run.set_latest(&dir)?;
-    ctx.run.prune(ctx.config.schedule.keep_checkpoints)?;
+    let previous = state
+        .counters
+        .previous_eval_checkpoint
+        .as_deref()
+        .map(Path::new);
+    ctx.run
+        .prune(ctx.config.schedule.keep_checkpoints, previous.as_slice())?;
     Ok(dir)
 }
 

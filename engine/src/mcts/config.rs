@@ -12,8 +12,21 @@ pub enum RootAlgorithm {
     #[default]
     Puct,
     /// Gumbel AlphaZero (Danihelka et al. 2022): Gumbel-top-k sampling and sequential halving at
-    /// the root, the deterministic Gumbel-MuZero rule below it, and the improved policy from
-    /// completed Q-values as policy target.
+    /// the root, the rule `gumbel_interior` below it, and the improved policy from completed
+    /// Q-values as policy target.
+    Gumbel,
+}
+
+/// The selection rule below the root when the root algorithm is Gumbel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InteriorRule {
+    /// PUCT, as with the PUCT root (the default: it played better in our network-free
+    /// comparisons, see `examples/search_compare.rs`, and is cheaper).
+    #[default]
+    Puct,
+    /// The deterministic Gumbel-MuZero rule: the child maximising
+    /// `π'(a) − N(a) / (1 + Σ N)`, `π' = softmax(logits + σ(completed Q))`.
     Gumbel,
 }
 
@@ -72,6 +85,8 @@ pub struct MctsConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of that transform.
     pub gumbel_c_scale: f32,
+    /// Gumbel: the rule below the root, `"puct"` or `"gumbel"` (deterministic Gumbel-MuZero).
+    pub gumbel_interior: InteriorRule,
     /// Keep the subtree of the move played for the next search.
     pub reuse_tree: bool,
 }
@@ -95,6 +110,7 @@ impl Default for MctsConfig {
             gumbel_considered: 6,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            gumbel_interior: InteriorRule::Puct,
             reuse_tree: true,
         }
     }

@@ -5,8 +5,9 @@
 //!   going to the best-scoring considered action (`g + logits + σ(q̂)`) among those whose visit
 //!   count in this search equals the schedule's next value, so the schedule (and exactly the
 //!   budget) is followed even with several leaves in flight.
-//! * Interior nodes: the deterministic Gumbel-MuZero rule, the child maximising
-//!   `π'(a) − N(a) / (1 + Σ N)` with `π' = softmax(logits + σ(completed Q))`.
+//! * Interior nodes: PUCT by default, or (`gumbel_interior = "gumbel"`) the deterministic
+//!   Gumbel-MuZero rule, the child maximising `π'(a) − N(a) / (1 + Σ N)` with
+//!   `π' = softmax(logits + σ(completed Q))`.
 //! * Values are in [-1, 1] here and are mapped linearly to [0, 1] before the transform
 //!   `σ(q) = (c_visit + max_b N(b)) · c_scale · q`.
 //! * Completed Q: a visited child's mean value; an unvisited child's value is the mix of the
@@ -25,13 +26,14 @@ const MIN_PRIOR: f32 = 1e-12;
 /// over `sims` simulations and `m` considered actions; its length is exactly `sims`.
 pub(crate) fn schedule(m: u32, sims: u32, out: &mut Vec<u32>) {
     out.clear();
+    let m = m.min(6);
     let sims = sims as usize;
     if m <= 1 {
         out.extend(0..sims as u32);
         return;
     }
     let rounds = (m as f64).log2().ceil().max(1.0) as u32;
-    let mut visits = vec![0u32; m as usize];
+    let mut visits = [0u32; 6];
     let mut considered = m as usize;
     while out.len() < sims {
         let extra = ((sims as u32) / (rounds * considered as u32)).max(1);

@@ -18,8 +18,10 @@
 //!   to move, with repetition judged along each line from the game's own history and the game's
 //!   ply limit.
 //! * Policies and visit arrays are indexed by the mover's house, [`Move::relative`](crate::Move::relative).
-//! * PUCT nodes use PUCT; with `root = "gumbel"` the root uses Gumbel-top-k and sequential
-//!   halving and interior nodes use the deterministic Gumbel-MuZero rule.
+//! * With `root = "puct"` every node uses PUCT. With `root = "gumbel"` the root uses
+//!   Gumbel-top-k and sequential halving, and interior nodes use PUCT (`gumbel_interior =
+//!   "puct"`, the default) or the deterministic Gumbel-MuZero rule (`gumbel_interior =
+//!   "gumbel"`).
 //!
 //! # Self-play with the batched driver
 //! ```
@@ -62,7 +64,7 @@ mod slot;
 mod tree;
 
 pub use batched::{BatchedSearch, SlotParams};
-pub use config::{ConfigError, CpuctForm, MctsConfig, RootAlgorithm};
+pub use config::{ConfigError, CpuctForm, InteriorRule, MctsConfig, RootAlgorithm};
 pub use player::{MctsPlayer, RolloutMctsPlayer};
 pub use rollout::{DEFAULT_UCT_C, RolloutResult, RolloutSearch};
 pub use search::Search;

@@ -8,7 +8,7 @@
 //! not a simulation; every simulation adds exactly one visit to one root child, so with a fresh
 //! tree the root children's visits sum to `sims`.
 
-use super::config::{MctsConfig, RootAlgorithm};
+use super::config::{InteriorRule, MctsConfig, RootAlgorithm};
 use super::gumbel::{self, GumbelRoot};
 use super::puct;
 use super::tree::{NodeState, Tree};
@@ -201,9 +201,11 @@ impl SlotSearch {
                 let state = self.tree.nodes[node as usize].state;
                 match state {
                     NodeState::Expanded => {
-                        node = match cfg.root {
-                            RootAlgorithm::Puct => puct::select(&self.tree, node, cfg),
-                            RootAlgorithm::Gumbel => gumbel::select_interior(&self.tree, node, cfg),
+                        node = match (cfg.root, cfg.gumbel_interior) {
+                            (RootAlgorithm::Gumbel, InteriorRule::Gumbel) => {
+                                gumbel::select_interior(&self.tree, node, cfg)
+                            }
+                            _ => puct::select(&self.tree, node, cfg),
                         };
                     }
                     NodeState::Terminal => {
@@ -319,5 +321,89 @@ impl SlotSearch {
             mv: Move::from_relative(root.pos.to_move(), rel),
             sims: self.started,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{Evaluator, UniformEvaluator};
+    use crate::mcts::config::RootAlgorithm;
+    use crate::mcts::tree::NONE;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    fn run(s: &mut SlotSearch, cfg: &MctsConfig, sims: u32, rng: &mut SmallRng) -> SearchResult {
+        s.begin(sims, true, cfg, rng);
+        let mut positions = Vec::new();
+        let mut evals = Vec::new();
+        while !s.is_done() {
+            positions.clear();
+            let (n, _) = s.gather(cfg, cfg.leaves_per_tree, &mut positions);
+            evals.resize(
+                n,
+                Evaluation {
+                    policy: [0.0; 6],
+                    value: 0.0,
+                },
+            );
+            UniformEvaluator.evaluate(&positions, &mut evals[..n]);
+            s.apply(cfg, &evals[..n], rng);
+        }
+        s.result(cfg, rng).expect("live")
+    }
+
+    /// Parent links, contiguous children, and (no search in flight) every expanded node's
+    /// visits = its own evaluation + its children's visits; terminal nodes hold only their own.
+    fn check(tree: &Tree) {
+        assert_eq!(tree.nodes[0].parent, NONE);
+        for (i, n) in tree.nodes.iter().enumerate() {
+            let range = tree.children(i as u32);
+            assert!(range.end <= tree.nodes.len());
+            let child_visits: u32 = range.clone().map(|c| tree.nodes[c].visits).sum();
+            for c in range {
+                assert_eq!(tree.nodes[c].parent, i as u32);
+            }
+            match n.state {
+                NodeState::Expanded => assert_eq!(n.visits, 1 + child_visits, "node {i}"),
+                NodeState::Fresh => assert_eq!(n.visits, 0),
+                NodeState::Terminal => assert_eq!(child_visits, 0),
+                NodeState::Pending => panic!("pending node {i} after the search"),
+            }
+        }
+    }
+
+    #[test]
+    fn tree_invariants_hold_through_searches_and_moves() {
+        let rules = [
+            (RootAlgorithm::Puct, InteriorRule::Puct),
+            (RootAlgorithm::Gumbel, InteriorRule::Puct),
+            (RootAlgorithm::Gumbel, InteriorRule::Gumbel),
+        ];
+        for (root, gumbel_interior) in rules {
+            let cfg = MctsConfig {
+                root,
+                gumbel_interior,
+                leaves_per_tree: 3,
+                ..MctsConfig::default()
+            };
+            let mut rng = SmallRng::seed_from_u64(4);
+            let mut s = SlotSearch::new();
+            let mut game = Game::new();
+            s.reset(&game);
+            for _ in 0..30 {
+                let r = run(&mut s, &cfg, 120, &mut rng);
+                check(&s.tree);
+                let kept = r.visits[r.mv.relative()];
+                game.play(r.mv).expect("legal");
+                s.advance(r.mv, &game, true);
+                if game.is_over() {
+                    break;
+                }
+                check(&s.tree);
+                assert_eq!(s.tree.root().visits, kept);
+                assert_eq!(s.tree.root().pos, *game.position());
+            }
+        }
     }
 }

@@ -413,3 +413,17 @@ impl Tree {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_stay_small() {
+        assert!(
+            std::mem::size_of::<Node>() <= 44,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
+}
