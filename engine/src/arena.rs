@@ -150,7 +150,7 @@ fn play_one(
     opening: &[Move],
     index: u32,
 ) -> Result<GameOutcome, String> {
-    let a_side = if index % 2 == 0 {
+    let a_side = if index.is_multiple_of(2) {
         Side::South
     } else {
         Side::North

@@ -57,16 +57,16 @@ fn invariants_hold_in_random_games() {
             // Every house that lost seeds relative to the sown board was captured: it is on the
             // opponent's row, now empty, held 2 or 3, and lies in a chain ending at `last`.
             let mut taken = 0u8;
-            for h in 0..12 {
-                if after.board()[h] != sown[h] {
+            for (h, &seeds) in sown.iter().enumerate() {
+                if after.board()[h] != seeds {
                     assert!(
                         !me.owns(h),
                         "captured from the mover's own row at ply {ply}"
                     );
                     assert_eq!(after.board()[h], 0);
-                    assert!(sown[h] == 2 || sown[h] == 3);
+                    assert!(seeds == 2 || seeds == 3);
                     assert!(h <= last && (h..=last).all(|x| !me.owns(x)));
-                    taken += sown[h];
+                    taken += seeds;
                 }
             }
             assert_eq!(taken, effect.captured);

@@ -113,11 +113,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             games += 1;
             positions += record.samples.len() as u64;
             plies += record.moves.len() as u64;
-            if write_error.is_none() {
-                if let Err(e) = writeln!(out, "{}", record_line(&record)) {
-                    write_error = Some(anyhow::anyhow!("writing {}: {e}", path.display()));
-                    stop.store(true, Ordering::SeqCst);
-                }
+            if write_error.is_some() {
+                continue;
+            }
+            if let Err(e) = writeln!(out, "{}", record_line(&record)) {
+                write_error = Some(anyhow::anyhow!("writing {}: {e}", path.display()));
+                stop.store(true, Ordering::SeqCst);
             }
             if !args.json {
                 eprint!("\r{games}/{} games", args.games);

@@ -140,14 +140,15 @@ pub fn run_evaluation(
             PlayerBuilder::from_str(spec, ctx.device)?,
         ));
     }
-    if cfg.vs_previous {
-        if let Some(prev) = ctx.previous.filter(|p| p.join("meta.json").is_file()) {
-            let spec = network_spec(prev, cfg.sims);
-            let builder =
-                PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
-            opponents.push((spec.to_string(), true, builder));
-        }
+    if let Some(prev) = ctx
+        .previous
+        .filter(|p| cfg.vs_previous && p.join("meta.json").is_file())
+    {
+        let spec = network_spec(prev, cfg.sims);
+        let builder = PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
+        opponents.push((spec.to_string(), true, builder));
     }
+
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);

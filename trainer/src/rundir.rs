@@ -107,7 +107,7 @@ impl RunDir {
         steps.sort();
         let excess = steps.len().saturating_sub(keep.max(1));
         for old in steps.into_iter().take(excess) {
-            if Some(&old) != latest.as_ref() && !protect.iter().any(|p| *p == old.as_path()) {
+            if Some(&old) != latest.as_ref() && !protect.contains(&old.as_path()) {
                 fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
             }
         }

@@ -174,9 +174,9 @@ pub fn run_worker(
             std::thread::sleep(Duration::from_millis(20));
             continue;
         }
-        for slot in 0..slots {
-            full[slot] = sp.full_search_prob >= 1.0 || rng.random::<f32>() < sp.full_search_prob;
-            let params = if full[slot] {
+        for (slot, full_search) in full.iter_mut().enumerate() {
+            *full_search = sp.full_search_prob >= 1.0 || rng.random::<f32>() < sp.full_search_prob;
+            let params = if *full_search {
                 SlotParams {
                     sims: mcts.sims,
                     explore: true,

@@ -272,14 +272,9 @@ fn learner_loop(
     loop {
         // Drain finished games.
         let mut got_any = false;
-        loop {
-            match rx.try_recv() {
-                Ok(record) => {
-                    got_any = true;
-                    ingest(state, record, &mut game_plies);
-                }
-                Err(_) => break,
-            }
+        while let Ok(record) = rx.try_recv() {
+            got_any = true;
+            ingest(state, record, &mut game_plies);
         }
         let step = state.meta.step;
         let time_up = sched.minutes > 0.0 && elapsed(&state.counters) >= sched.minutes * 60.0;
@@ -318,10 +313,10 @@ fn learner_loop(
         state.meta.step += 1;
         state.counters.trained_samples += batch.positions.len() as u64;
         let step = state.meta.step;
-        if step % sched.sync_every_steps == 0 {
+        if step.is_multiple_of(sched.sync_every_steps) {
             ctx.weights.set(state.learner.evaluator());
         }
-        if step % config.log.every_steps == 0 {
+        if step.is_multiple_of(config.log.every_steps) {
             let rates = window.rates(state);
             let mean_plies = if game_plies.is_empty() {
                 0.0
@@ -357,7 +352,7 @@ fn learner_loop(
                 state.meta.games,
             );
         }
-        if config.eval.every_steps > 0 && step % config.eval.every_steps == 0 {
+        if config.eval.every_steps > 0 && step.is_multiple_of(config.eval.every_steps) {
             // Evaluation needs a checkpoint to name; write one first.
             state.counters.elapsed_secs = elapsed(&state.counters);
             let dir = checkpoint(ctx, state)?;
@@ -369,10 +364,11 @@ fn learner_loop(
             checkpoint(ctx, state)?;
             last_checkpoint_step = step;
         }
-        if let Some(tb) = tb.as_mut() {
-            if step % (config.log.every_steps * 10) == 0 {
-                tb.flush()?;
-            }
+        if let Some(tb) = tb
+            .as_mut()
+            .filter(|_| step.is_multiple_of(config.log.every_steps * 10))
+        {
+            tb.flush()?;
         }
     }
     // Final checkpoint (and evaluation, unless the last step just had one).
