@@ -6,6 +6,8 @@
 //!
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
+pub mod alphabeta;
+pub mod elo;
 mod evaluator;
 mod game;
 pub mod mcts;
@@ -15,6 +17,7 @@ mod player;
 mod playout;
 mod position;
 mod side;
+pub mod spec;
 
 pub use evaluator::{Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
@@ -25,3 +28,6 @@ pub use player::{Choice, Limits, Player, RandomPlayer};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::Side;
+pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
+pub use elo::MatchScore;
+pub use spec::{PlayerSpec, SpecError};

@@ -4,10 +4,34 @@ use crate::game::{GameResult, adjudicate};
 use crate::position::Position;
 use rand::Rng;
 
+/// A 256-bit filter over position keys: a clear bit proves a key was not seen, so the exact
+/// (linear) search of the history runs only on a possible hit.
+#[derive(Default)]
+struct KeyFilter([u64; 4]);
+
+impl KeyFilter {
+    #[inline]
+    fn bit(key: u128) -> (usize, u64) {
+        let h = ((key as u64) ^ ((key >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let b = (h >> 56) as usize;
+        (b >> 6, 1u64 << (b & 63))
+    }
+    #[inline]
+    fn insert(&mut self, key: u128) {
+        let (w, m) = Self::bit(key);
+        self.0[w] |= m;
+    }
+    #[inline]
+    fn may_contain(&self, key: u128) -> bool {
+        let (w, m) = Self::bit(key);
+        self.0[w] & m != 0
+    }
+}
+
 /// Plays uniformly random legal moves from `pos` until the game ends, with the full rules
 /// (repetition since the last capture, ply limit). `seen` holds the keys of the positions since
 /// the last capture that led to `pos` (`pos` included), and is used as scratch space; `ply` is the
-/// number of plies already played. Returns the result.
+/// number of plies already played. `pos` must be live. Returns the result.
 pub fn random_playout<R: Rng + ?Sized>(
     mut pos: Position,
     seen: &mut Vec<u128>,
@@ -15,21 +39,64 @@ pub fn random_playout<R: Rng + ?Sized>(
     max_plies: u32,
     rng: &mut R,
 ) -> GameResult {
+    let mut filter = KeyFilter::default();
+    for &k in seen.iter() {
+        filter.insert(k);
+    }
+    let mut moves = pos.legal_moves();
     loop {
-        let moves = pos.legal_moves();
-        debug_assert!(
-            !moves.is_empty(),
-            "playout started from a finished position"
-        );
+        debug_assert!(!moves.is_empty(), "playout from a finished position");
         let m = moves.as_slice()[rng.random_range(0..moves.len())];
         let effect = pos.play_unchecked(m);
         ply += 1;
         if effect.captured > 0 {
             seen.clear();
+            filter = KeyFilter::default();
+            if pos.has_winning_capture() {
+                return adjudicate(&mut pos, &[], ply, max_plies)
+                    .unwrap_or_else(|| unreachable!("a winning capture always ends the game"));
+            }
         }
-        if let Some(result) = adjudicate(&mut pos, seen, ply, max_plies) {
-            return result;
+        moves = pos.legal_moves();
+        let key = pos.key();
+        let ended = moves.is_empty()
+            || (filter.may_contain(key) && seen.contains(&key))
+            || ply >= max_plies;
+        if ended {
+            let result = adjudicate(&mut pos, seen, ply, max_plies);
+            debug_assert!(result.is_some());
+            if let Some(r) = result {
+                return r;
+            }
         }
-        seen.push(pos.key());
+        filter.insert(key);
+        seen.push(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    /// The fast playout loop reaches the same results as playing the same moves through `Game`.
+    #[test]
+    fn playout_agrees_with_game() {
+        for seed in 0..300 {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut seen = vec![Position::start().key()];
+            let r = random_playout(Position::start(), &mut seen, 0, 1000, &mut rng);
+            // Replay the same random choices through Game.
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut g = Game::new();
+            while !g.is_over() {
+                let moves = g.legal_moves();
+                let m = moves.as_slice()[rng.random_range(0..moves.len())];
+                g.play_unchecked(m);
+            }
+            assert_eq!(Some(r), g.result(), "seed {seed}");
+        }
     }
 }

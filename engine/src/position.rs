@@ -261,13 +261,12 @@ impl Position {
     /// used to detect repetitions.
     #[inline]
     pub fn key(&self) -> u128 {
-        let mut k: u128 = 0;
-        for &s in &self.board {
-            k = (k << 6) | s as u128;
-        }
-        k = (k << 6) | self.captured[0] as u128;
-        k = (k << 6) | self.captured[1] as u128;
-        (k << 1) | self.to_move.index() as u128
+        let mut bytes = [0u8; 16];
+        bytes[..12].copy_from_slice(&self.board);
+        bytes[12] = self.captured[0];
+        bytes[13] = self.captured[1];
+        bytes[14] = self.to_move as u8;
+        u128::from_le_bytes(bytes)
     }
 }
 

@@ -2,6 +2,7 @@
 //! comments are the help text) and a `run` function.
 
 mod perft;
+mod play;
 mod replay;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,8 @@ enum Command {
     Replay(replay::Args),
     /// Count the leaf positions of the game tree from the start position.
     Perft(perft::Args),
+    /// Play against the AI (or another person) in the terminal.
+    Play(play::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -29,5 +32,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Play(args) => play::run(args),
     }
 }

@@ -1,0 +1,21 @@
+//! The alpha-beta baseline: negamax with alpha-beta pruning, iterative deepening, a
+//! transposition table, move ordering and a heuristic evaluation, plus the [`AlphaBetaPlayer`].
+
+mod eval;
+mod player;
+mod score;
+mod search;
+mod tt;
+
+pub use eval::{EvalWeights, SEED, capture_gain, evaluate, evaluate_with};
+pub use player::AlphaBetaPlayer;
+pub use score::{
+    MATE, PLY_STEP, WIN_THRESHOLD, format_score, is_decisive, plies_to_end, result_score,
+    score_to_value, terminal_score,
+};
+pub use player::search_info;
+pub use search::{DEFAULT_DEPTH, MAX_PLY, SearchLimits, SearchResult, Searcher};
+pub use tt::{Bound, Entry, TranspositionTable};
+
+/// The size of a searcher's transposition table unless told otherwise, in MiB.
+pub const DEFAULT_TT_MB: usize = 2;

@@ -1,0 +1,130 @@
+//! The alpha-beta player: a [`Searcher`] behind the [`Player`] trait.
+
+use super::score::{format_score, score_to_value};
+use super::search::{SearchLimits, SearchResult, Searcher};
+use crate::game::Game;
+use crate::moves::Move;
+use crate::player::{Choice, Limits, Player};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use std::fmt::Write;
+
+/// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.
+///
+/// Between equally good moves it chooses by a shuffle seeded from its seed and the position, so
+/// it is deterministic for a given seed (with a depth limit; a time limit depends on the
+/// machine's speed) yet varies between seeds.
+#[derive(Debug)]
+pub struct AlphaBetaPlayer {
+    searcher: Searcher,
+    depth: Option<u32>,
+    millis: Option<u64>,
+    seed: u64,
+    last: Option<SearchResult>,
+}
+
+impl AlphaBetaPlayer {
+    /// A player searching to `depth` plies and/or for `millis` milliseconds per move (with
+    /// neither, to [`super::DEFAULT_DEPTH`]), with the default table size.
+    pub fn new(depth: Option<u32>, millis: Option<u64>, seed: u64) -> AlphaBetaPlayer {
+        AlphaBetaPlayer::with_table(depth, millis, seed, super::DEFAULT_TT_MB)
+    }
+
+    /// As [`AlphaBetaPlayer::new`], with a transposition table of about `tt_megabytes` MiB.
+    pub fn with_table(
+        depth: Option<u32>,
+        millis: Option<u64>,
+        seed: u64,
+        tt_megabytes: usize,
+    ) -> AlphaBetaPlayer {
+        AlphaBetaPlayer {
+            searcher: Searcher::new(tt_megabytes),
+            depth,
+            millis,
+            seed,
+            last: None,
+        }
+    }
+
+    /// The searcher, e.g. to change its evaluation weights.
+    pub fn searcher_mut(&mut self) -> &mut Searcher {
+        &mut self.searcher
+    }
+
+    /// The full result of the last search (depth, nodes, score, principal variation).
+    pub fn last_result(&self) -> Option<&SearchResult> {
+        self.last.as_ref()
+    }
+
+    /// Searches `game` with the given limits (those set override the player's own) and
+    /// returns the full result.
+    pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
+        let (depth, millis) = if limits.depth.is_some() || limits.millis.is_some() {
+            (limits.depth, limits.millis)
+        } else {
+            (self.depth, self.millis)
+        };
+        let mut order: Vec<Move> = game.legal_moves().iter().collect();
+        let mix = self.seed
+            ^ (game.position().key() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (game.ply() as u64).rotate_left(32);
+        order.shuffle(&mut SmallRng::seed_from_u64(mix));
+        self.searcher.search(
+            game,
+            SearchLimits {
+                depth,
+                millis,
+                nodes: None,
+            },
+            &order,
+        )
+    }
+}
+
+/// A one-line summary of a search: `depth D score S nodes N time T ms nps X pv m1 m2 ...`.
+pub fn search_info(r: &SearchResult) -> String {
+    let mut s = format!(
+        "depth {} score {} nodes {} time {} ms nps {:.0} pv",
+        r.depth,
+        format_score(r.score),
+        r.nodes,
+        r.elapsed.as_millis(),
+        r.nodes_per_second()
+    );
+    for m in &r.pv {
+        let _ = write!(s, " {m}");
+    }
+    s
+}
+
+impl Player for AlphaBetaPlayer {
+    fn name(&self) -> String {
+        match (self.depth, self.millis) {
+            (Some(d), Some(ms)) => format!("alphabeta:depth={d},ms={ms}"),
+            (Some(d), None) => format!("alphabeta:depth={d}"),
+            (None, Some(ms)) => format!("alphabeta:ms={ms}"),
+            (None, None) => format!("alphabeta:depth={}", super::DEFAULT_DEPTH),
+        }
+    }
+
+    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+        let r = self.search(game, limits);
+        let mv = match r.best {
+            Some(m) => m,
+            None => panic!("choose called on a finished game"),
+        };
+        let choice = Choice {
+            mv,
+            value: Some(score_to_value(r.score)),
+            info: search_info(&r),
+        };
+        self.last = Some(r);
+        choice
+    }
+
+    fn new_game(&mut self) {
+        self.searcher.clear();
+        self.last = None;
+    }
+}

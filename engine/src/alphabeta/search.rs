@@ -1,0 +1,524 @@
+//! Negamax alpha-beta with principal-variation search, iterative deepening, a transposition
+//! table and move ordering (table move, captures, history). The hot path allocates nothing.
+//!
+//! Every ending of the rules is scored exactly, in the order [`crate::adjudicate`] decides them:
+//! 25 captured; no legal move (rows collected); a repetition of a position since the last
+//! capture, counting the game's own history and the search path (rows collected); the ply
+//! limit (rows collected).
+
+use super::eval::{EvalWeights, capture_gain, evaluate_with};
+use super::score::{
+    MATE, PLY_STEP, from_table, plies_to_end, result_score, terminal_score, to_table,
+};
+use super::tt::{Bound, Entry, TranspositionTable};
+use crate::game::Game;
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use std::time::{Duration, Instant};
+
+/// The deepest the search goes, in plies from the root.
+pub const MAX_PLY: usize = 120;
+/// The depth searched when neither a depth nor a time is given.
+pub const DEFAULT_DEPTH: u32 = 10;
+
+const INF: i32 = MATE + 1_000;
+const FILTER_SIZE: usize = 1 << 12;
+
+/// What bounds one search. With neither `depth` nor `millis`, [`DEFAULT_DEPTH`] is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Time budget in milliseconds; the search returns the last completed iteration's result.
+    pub millis: Option<u64>,
+    /// Stop after about this many nodes.
+    pub nodes: Option<u64>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The best move; `None` only when the game is already over.
+    pub best: Option<Move>,
+    /// The score for the side to move (centiseeds, or a decisive score; see
+    /// [`super::terminal_score`]).
+    pub score: i32,
+    /// The last completed iteration's depth (0 for a finished game).
+    pub depth: u32,
+    /// Nodes visited over all iterations.
+    pub nodes: u64,
+    /// The principal variation, starting with `best`.
+    pub pv: Vec<Move>,
+    /// Time spent.
+    pub elapsed: Duration,
+}
+
+impl SearchResult {
+    /// Nodes per second over the whole search.
+    pub fn nodes_per_second(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 { self.nodes as f64 / s } else { 0.0 }
+    }
+}
+
+/// Mixes a position key into the 64-bit hash used by the table and the repetition filter.
+#[inline]
+fn hash_key(key: u128) -> u64 {
+    let lo = key as u64;
+    let hi = (key >> 64) as u64;
+    let mut h = lo ^ hi.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^= h >> 32;
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 31)
+}
+
+/// A move played ahead, with the child's key and its ordering score.
+#[derive(Clone, Copy)]
+struct Child {
+    pos: Position,
+    key: u128,
+    hash: u64,
+    mv: Move,
+    order: u32,
+}
+
+impl Child {
+    const EMPTY: Child = Child {
+        pos: Position::start(),
+        key: 0,
+        hash: 0,
+        mv: Move::from_relative(crate::Side::South, 0),
+        order: 0,
+    };
+}
+
+/// The alpha-beta searcher. It owns its transposition table, history table and scratch space,
+/// all allocated at construction; a search allocates only its result.
+pub struct Searcher {
+    tt: TranspositionTable,
+    weights: EvalWeights,
+    history: [u32; 12],
+    /// Keys of the positions since the last capture of the game, then of the search path.
+    keys: Vec<u128>,
+    /// Per hash bucket, how many of `keys` fall in it: most positions are ruled out as
+    /// repetitions without scanning `keys`.
+    filter: Vec<u16>,
+    pv: Vec<Move>,
+    pv_len: [usize; MAX_PLY + 1],
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+    base_ply: u32,
+    max_plies: u32,
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher").field("tt", &self.tt).finish()
+    }
+}
+
+impl Default for Searcher {
+    fn default() -> Self {
+        Searcher::new(super::DEFAULT_TT_MB)
+    }
+}
+
+impl Searcher {
+    /// A searcher with a transposition table of about `tt_megabytes` MiB and the default
+    /// evaluation weights.
+    pub fn new(tt_megabytes: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(tt_megabytes),
+            weights: EvalWeights::DEFAULT,
+            history: [0; 12],
+            keys: Vec::with_capacity(2048),
+            filter: vec![0; FILTER_SIZE],
+            pv: vec![Move::from_relative(crate::Side::South, 0); (MAX_PLY + 1) * (MAX_PLY + 1)],
+            pv_len: [0; MAX_PLY + 1],
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stopped: false,
+            base_ply: 0,
+            max_plies: u32::MAX,
+        }
+    }
+
+    /// Uses other evaluation weights (for tuning).
+    pub fn set_weights(&mut self, weights: EvalWeights) {
+        self.weights = weights;
+    }
+
+    /// Forgets everything learned in earlier searches (table and history).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history = [0; 12];
+    }
+
+    /// Searches the current position of `game` within `limits`. The root moves are tried in
+    /// the order given by `root_order` first (moves not in it follow in house order), which
+    /// decides between equally good moves: pass a seeded shuffle for varied but reproducible
+    /// play. On a finished game, returns its exact score and no move.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: SearchLimits,
+        root_order: &[Move],
+    ) -> SearchResult {
+        let started = Instant::now();
+        if let Some(result) = game.result() {
+            return SearchResult {
+                best: None,
+                score: result_score(&result, game.to_move(), 0),
+                depth: 0,
+                nodes: 0,
+                pv: Vec::new(),
+                elapsed: started.elapsed(),
+            };
+        }
+        let max_depth = match (limits.depth, limits.millis) {
+            (Some(d), _) => d.clamp(1, MAX_PLY as u32),
+            (None, Some(_)) => MAX_PLY as u32,
+            (None, None) => DEFAULT_DEPTH,
+        };
+        let budget = limits.millis.map(Duration::from_millis);
+        self.deadline = budget.map(|b| started + b);
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.nodes = 0;
+        self.stopped = false;
+        self.base_ply = game.ply();
+        self.max_plies = game.max_plies();
+        for h in &mut self.history {
+            *h /= 8;
+        }
+        self.keys.clear();
+        self.filter.fill(0);
+        for &k in game.seen_since_capture() {
+            self.push_key(k);
+        }
+
+        let root = *game.position();
+        let legal = game.legal_moves();
+        let mut moves: Vec<Move> = root_order
+            .iter()
+            .copied()
+            .filter(|m| legal.contains(*m))
+            .collect();
+        for m in &legal {
+            if !moves.contains(&m) {
+                moves.push(m);
+            }
+        }
+        // Captures first at the first iteration (stable, so the given order breaks ties).
+        moves.sort_by_key(|m| {
+            std::cmp::Reverse(capture_gain(root.board(), root.to_move(), m.house()))
+        });
+
+        let mut best = moves[0];
+        let mut best_score = -INF;
+        let mut best_pv = vec![best];
+        let mut completed = 0;
+        let single_reply_in_time = moves.len() == 1 && limits.depth.is_none();
+        for depth in 1..=max_depth {
+            let (score, iter_best, finished) = self.root(&root, &mut moves, depth as i32);
+            if !finished {
+                // A move searched fully in the unfinished iteration beat the old best (which
+                // is searched first): take it.
+                if let Some((m, s)) = iter_best {
+                    if m != best && s > -INF {
+                        best = m;
+                        best_score = s;
+                        best_pv = vec![m];
+                    }
+                }
+                break;
+            }
+            completed = depth;
+            best_score = score;
+            if let Some((m, _)) = iter_best {
+                best = m;
+            }
+            best_pv = self.pv[..self.pv_len[0]].to_vec();
+            if best_pv.first() != Some(&best) {
+                best_pv = vec![best];
+            }
+            if single_reply_in_time {
+                break;
+            }
+            if let Some(p) = plies_to_end(score) {
+                if p <= depth {
+                    break;
+                }
+            }
+            if let Some(b) = budget {
+                // The next iteration costs a few times this one: do not start what cannot end.
+                if started.elapsed() * 5 > b * 3 {
+                    break;
+                }
+            }
+        }
+        SearchResult {
+            best: Some(best),
+            score: best_score,
+            depth: completed,
+            nodes: self.nodes,
+            pv: best_pv,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    #[inline]
+    fn push_key(&mut self, key: u128) {
+        self.filter[hash_key(key) as usize & (FILTER_SIZE - 1)] += 1;
+        self.keys.push(key);
+    }
+
+    #[inline]
+    fn pop_key(&mut self, key: u128, hash: u64) {
+        self.filter[hash as usize & (FILTER_SIZE - 1)] -= 1;
+        let popped = self.keys.pop();
+        debug_assert_eq!(popped, Some(key));
+    }
+
+    #[inline]
+    fn is_repetition(&self, key: u128, hash: u64) -> bool {
+        // Keys hold the captured totals, which only grow: a key from before a capture can
+        // never match a later one, so scanning every key equals scanning since the capture.
+        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0 && self.keys.iter().rev().any(|&k| k == key)
+    }
+
+    #[inline]
+    fn check_limits(&mut self) {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        }
+        if let Some(d) = self.deadline {
+            if Instant::now() >= d {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// One iteration at the root. Returns the score, the best move with its score (also when
+    /// the iteration was cut short), and whether the iteration finished. Reorders `moves` so
+    /// the best comes first.
+    fn root(
+        &mut self,
+        pos: &Position,
+        moves: &mut [Move],
+        depth: i32,
+    ) -> (i32, Option<(Move, i32)>, bool) {
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best: Option<(Move, i32)> = None;
+        self.pv_len[0] = 0;
+        for i in 0..moves.len() {
+            let m = moves[i];
+            let mut child = *pos;
+            child.play_unchecked(m);
+            let (ck, ch) = (child.key(), hash_key(child.key()));
+            let score = if i == 0 {
+                -self.node(&child, ck, ch, depth - 1, 1, -beta, -alpha)
+            } else {
+                let s = -self.node(&child, ck, ch, depth - 1, 1, -alpha - 1, -alpha);
+                if s > alpha && !self.stopped {
+                    -self.node(&child, ck, ch, depth - 1, 1, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            if self.stopped {
+                return (alpha, best, false);
+            }
+            if score > alpha {
+                alpha = score;
+                best = Some((m, score));
+                self.set_pv(0, m);
+                // Move the new best to the front, keeping the others' order.
+                moves[..=i].rotate_right(1);
+            }
+        }
+        (alpha, best, true)
+    }
+
+    #[inline]
+    fn set_pv(&mut self, ply: usize, m: Move) {
+        let row = ply * (MAX_PLY + 1);
+        let child_row = (ply + 1) * (MAX_PLY + 1);
+        self.pv[row + ply] = m;
+        let end = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..end {
+            self.pv[row + i] = self.pv[child_row + i];
+        }
+        self.pv_len[ply] = end;
+    }
+
+    /// The exact score of the ending at `pos` (collecting the rows first when `collect`).
+    #[inline]
+    fn terminal(pos: &Position, ply: usize, collect: bool) -> i32 {
+        let mut p = *pos;
+        if collect {
+            p.collect_rows();
+        }
+        let me = p.to_move().index();
+        let cap = p.captured();
+        terminal_score(cap[me] as i32 - cap[1 - me] as i32, ply as u32)
+    }
+
+    /// A node reached by a move, `ply` plies below the root, with its key and hash.
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        pos: &Position,
+        key: u128,
+        hash: u64,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_limits();
+        }
+        if self.stopped {
+            return 0;
+        }
+        self.pv_len[ply] = ply;
+        if pos.has_winning_capture() {
+            return Self::terminal(pos, ply, false);
+        }
+        let moves: MoveList = pos.legal_moves();
+        if moves.is_empty() {
+            return Self::terminal(pos, ply, true);
+        }
+        if self.is_repetition(key, hash) || self.base_ply + ply as u32 >= self.max_plies {
+            return Self::terminal(pos, ply, true);
+        }
+        if depth <= 0 || ply >= MAX_PLY {
+            return evaluate_with(pos, &self.weights);
+        }
+        // A win can be no closer than the next ply: cut when the window lies beyond it.
+        let best_possible = MATE - (ply as i32 + 1) * PLY_STEP + 48;
+        if alpha >= best_possible {
+            return alpha;
+        }
+
+        let pv_node = beta - alpha > 1;
+        // A subtree that reaches the ply limit has a value that depends on the path length:
+        // such results are neither taken from nor given to the table.
+        let near_limit = self.base_ply as u64 + ply as u64 + depth as u64 >= self.max_plies as u64;
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(hash) {
+            tt_move = e.best.filter(|m| moves.contains(*m));
+            if !pv_node && !near_limit && e.depth as i32 >= depth {
+                let s = from_table(e.score, ply);
+                match e.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+
+        // Play every move up front: the children's table slots are loaded together (their
+        // cache misses overlap) and their stored scores help ordering. Order: table move,
+        // captures by size, children already scored (best for us first), then history.
+        let n = moves.len();
+        let mut kids = [Child::EMPTY; 6];
+        for (kid, m) in kids.iter_mut().zip(moves.iter()) {
+            let mut child = *pos;
+            let effect = child.play_unchecked(m);
+            let ckey = child.key();
+            let chash = hash_key(ckey);
+            let order = if Some(m) == tt_move {
+                u32::MAX
+            } else if effect.captured > 0 {
+                (1 << 30) + effect.captured as u32
+            } else if let Some(e) = (depth >= 2).then(|| self.tt.probe(chash)).flatten() {
+                // Lower child scores are better for us.
+                (1 << 28) + (32_768 - e.score as i32) as u32
+            } else {
+                self.history[m.house()].min((1 << 28) - 1)
+            };
+            *kid = Child {
+                pos: child,
+                key: ckey,
+                hash: chash,
+                mv: m,
+                order,
+            };
+        }
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && kids[j - 1].order < kids[j].order {
+                kids.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+
+        self.push_key(key);
+        let alpha0 = alpha;
+        let mut best_score = -INF;
+        let mut best_move = kids[0].mv;
+        for (i, kid) in kids[..n].iter().enumerate() {
+            let m = kid.mv;
+            let (child, ck, ch) = (&kid.pos, kid.key, kid.hash);
+            let score = if i == 0 {
+                -self.node(child, ck, ch, depth - 1, ply + 1, -beta, -alpha)
+            } else {
+                let s = -self.node(child, ck, ch, depth - 1, ply + 1, -alpha - 1, -alpha);
+                if s > alpha && s < beta && !self.stopped {
+                    -self.node(child, ck, ch, depth - 1, ply + 1, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            if self.stopped {
+                self.pop_key(key, hash);
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = m;
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        self.set_pv(ply, m);
+                    }
+                    if alpha >= beta {
+                        self.history[m.house()] += (depth * depth) as u32;
+                        break;
+                    }
+                }
+            }
+        }
+        self.pop_key(key, hash);
+
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if near_limit {
+            return best_score;
+        }
+        self.tt.store(
+            hash,
+            Entry {
+                depth: depth.clamp(0, 255) as u8,
+                bound,
+                score: to_table(best_score, ply),
+                best: Some(best_move),
+            },
+        );
+        best_score
+    }
+}

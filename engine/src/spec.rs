@@ -1,0 +1,341 @@
+//! Player specs: the one parser of the strings every subcommand uses to name a player
+//! (DESIGN §2), e.g. `random`, `alphabeta:depth=8`, `alphabeta:ms=200`,
+//! `mcts:rollouts,sims=1000`, `mcts:model=runs/NAME,sims=400,batch=64`, `human`.
+//!
+//! This is data only: building the player is the job of whoever knows all kinds (the binary),
+//! since MCTS and networks live in other crates.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The valid forms, listed in every error.
+pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
+alphabeta:depth=N,ms=M | mcts:rollouts,sims=N[,c=C][,batch=B] | \
+mcts:model=PATH,sims=N[,batch=B][,c=C] | human";
+
+/// The simulations an MCTS spec gets when it names none.
+pub const DEFAULT_MCTS_SIMS: u32 = 400;
+
+/// The deepest `alphabeta:depth=N` accepted.
+pub const MAX_SPEC_DEPTH: u32 = crate::alphabeta::MAX_PLY as u32;
+
+/// A parsed player spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// `random`: a uniformly random legal move.
+    Random,
+    /// `alphabeta:depth=N`, `alphabeta:ms=N` or both (the depth caps a timed search).
+    AlphaBeta {
+        /// Depth in plies.
+        depth: Option<u32>,
+        /// Time per move in milliseconds.
+        millis: Option<u64>,
+    },
+    /// `mcts:...`: Monte Carlo tree search.
+    Mcts(MctsSpec),
+    /// `human`: moves typed by a person (interactive commands only).
+    Human,
+}
+
+/// What judges leaves in an MCTS player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MctsEvaluator {
+    /// `rollouts`: random playouts, no network.
+    Rollouts,
+    /// `model=PATH`: a checkpoint, or a run directory whose latest checkpoint is used.
+    Model(String),
+}
+
+/// The options of an `mcts:` spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsSpec {
+    /// Rollouts or a model.
+    pub evaluator: MctsEvaluator,
+    /// Simulations per move (`sims=N`).
+    pub sims: u32,
+    /// Positions per evaluation batch (`batch=B`), if given.
+    pub batch: Option<u32>,
+    /// The exploration constant (`c=X`), if given.
+    pub c: Option<f32>,
+}
+
+/// A spec string that is not a valid player.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid player spec '{spec}': {reason}; valid forms: {VALID_FORMS}")]
+pub struct SpecError {
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl PlayerSpec {
+    /// The kind: `random`, `alphabeta`, `mcts` or `human`.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            PlayerSpec::Random => "random",
+            PlayerSpec::AlphaBeta { .. } => "alphabeta",
+            PlayerSpec::Mcts(_) => "mcts",
+            PlayerSpec::Human => "human",
+        }
+    }
+}
+
+fn parse_num<T: FromStr>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
+where
+    T: PartialOrd + fmt::Display + Copy,
+{
+    match value.parse::<T>() {
+        Ok(v) if v >= min && v <= max => Ok(v),
+        Ok(_) => Err(format!("{key}={value} is out of range {min}..={max}")),
+        Err(_) => Err(format!("{key}={value} is not a number")),
+    }
+}
+
+/// Splits `key=value`; a bare word gives an empty value and `false`.
+fn split_option(item: &str) -> (&str, &str, bool) {
+    match item.split_once('=') {
+        Some((k, v)) => (k.trim(), v.trim(), true),
+        None => (item.trim(), "", false),
+    }
+}
+
+fn set_once<T>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), String> {
+    if slot.is_some() {
+        return Err(format!("{key} is given twice"));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
+    let mut depth = None;
+    let mut millis = None;
+    for item in options.split(',') {
+        match split_option(item) {
+            ("depth", v, true) => set_once(
+                &mut depth,
+                "depth",
+                parse_num("depth", v, 1, MAX_SPEC_DEPTH)?,
+            )?,
+            ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, 86_400_000)?)?,
+            ("", _, _) => return Err("empty option".to_string()),
+            (k, _, true) => {
+                return Err(format!(
+                    "unknown alphabeta option '{k}' (expected depth or ms)"
+                ));
+            }
+            (k, _, false) => return Err(format!("alphabeta option '{k}' needs a value")),
+        }
+    }
+    Ok(PlayerSpec::AlphaBeta { depth, millis })
+}
+
+fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
+    let mut evaluator = None;
+    let mut sims = None;
+    let mut batch = None;
+    let mut c = None;
+    for item in options.split(',') {
+        match split_option(item) {
+            ("rollouts", "", false) => set_once(&mut evaluator, "rollouts/model", MctsEvaluator::Rollouts)?,
+            ("model", v, true) if !v.is_empty() => set_once(
+                &mut evaluator,
+                "rollouts/model",
+                MctsEvaluator::Model(v.to_string()),
+            )?,
+            ("model", _, _) => return Err("model needs a path: model=PATH".to_string()),
+            ("sims", v, true) => set_once(&mut sims, "sims", parse_num("sims", v, 1, 100_000_000)?)?,
+            ("batch", v, true) => set_once(&mut batch, "batch", parse_num("batch", v, 1, 1 << 20)?)?,
+            ("c", v, true) => set_once(&mut c, "c", parse_num("c", v, f32::MIN_POSITIVE, 1e6)?)?,
+            ("", _, _) => return Err("empty option".to_string()),
+            (k, _, _) => {
+                return Err(format!(
+                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, batch or c)"
+                ));
+            }
+        }
+    }
+    let evaluator =
+        evaluator.ok_or_else(|| "mcts needs 'rollouts' or 'model=PATH'".to_string())?;
+    Ok(PlayerSpec::Mcts(MctsSpec {
+        evaluator,
+        sims: sims.unwrap_or(DEFAULT_MCTS_SIMS),
+        batch,
+        c,
+    }))
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = |reason: String| SpecError {
+            spec: s.to_string(),
+            reason,
+        };
+        let text = s.trim();
+        let (kind, options) = match text.split_once(':') {
+            Some((k, o)) => (k.trim(), Some(o)),
+            None => (text, None),
+        };
+        match (kind, options) {
+            ("random", None) => Ok(PlayerSpec::Random),
+            ("human", None) => Ok(PlayerSpec::Human),
+            ("random" | "human", Some(_)) => Err(err(format!("{kind} takes no options"))),
+            ("alphabeta", Some(o)) => parse_alphabeta(o).map_err(err),
+            ("alphabeta", None) => Err(err("alphabeta needs depth=N or ms=N".to_string())),
+            ("mcts", Some(o)) => parse_mcts(o).map_err(err),
+            ("mcts", None) => Err(err("mcts needs 'rollouts' or 'model=PATH'".to_string())),
+            ("", _) => Err(err("the spec is empty".to_string())),
+            (k, _) => Err(err(format!("unknown player kind '{k}'"))),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    /// The canonical spec string; parsing it gives the same spec back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Human => f.write_str("human"),
+            PlayerSpec::AlphaBeta { depth, millis } => {
+                f.write_str("alphabeta")?;
+                let mut sep = ':';
+                if let Some(d) = depth {
+                    write!(f, "{sep}depth={d}")?;
+                    sep = ',';
+                }
+                if let Some(ms) = millis {
+                    write!(f, "{sep}ms={ms}")?;
+                }
+                Ok(())
+            }
+            PlayerSpec::Mcts(m) => {
+                match &m.evaluator {
+                    MctsEvaluator::Rollouts => f.write_str("mcts:rollouts")?,
+                    MctsEvaluator::Model(path) => write!(f, "mcts:model={path}")?,
+                }
+                write!(f, ",sims={}", m.sims)?;
+                if let Some(b) = m.batch {
+                    write!(f, ",batch={b}")?;
+                }
+                if let Some(c) = m.c {
+                    write!(f, ",c={c}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> PlayerSpec {
+        match s.parse() {
+            Ok(p) => p,
+            Err(e) => panic!("{s}: {e}"),
+        }
+    }
+
+    #[test]
+    fn parses_every_form() {
+        assert_eq!(parse("random"), PlayerSpec::Random);
+        assert_eq!(parse(" human "), PlayerSpec::Human);
+        assert_eq!(
+            parse("alphabeta:depth=8"),
+            PlayerSpec::AlphaBeta {
+                depth: Some(8),
+                millis: None
+            }
+        );
+        assert_eq!(
+            parse("alphabeta:ms=200"),
+            PlayerSpec::AlphaBeta {
+                depth: None,
+                millis: Some(200)
+            }
+        );
+        assert_eq!(
+            parse("mcts:rollouts,sims=1000"),
+            PlayerSpec::Mcts(MctsSpec {
+                evaluator: MctsEvaluator::Rollouts,
+                sims: 1000,
+                batch: None,
+                c: None
+            })
+        );
+        assert_eq!(
+            parse("mcts:model=runs/x y,sims=400,batch=64,c=1.5"),
+            PlayerSpec::Mcts(MctsSpec {
+                evaluator: MctsEvaluator::Model("runs/x y".to_string()),
+                sims: 400,
+                batch: Some(64),
+                c: Some(1.5)
+            })
+        );
+        assert_eq!(parse("mcts:rollouts").to_string(), "mcts:rollouts,sims=400");
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in [
+            "random",
+            "human",
+            "alphabeta:depth=8",
+            "alphabeta:ms=200",
+            "alphabeta:depth=12,ms=500",
+            "mcts:rollouts,sims=1000",
+            "mcts:rollouts,sims=50,c=1.4",
+            "mcts:model=runs/NAME,sims=400",
+            "mcts:model=runs/a/checkpoints/step-0000100,sims=20,batch=8,c=2",
+        ] {
+            let p = parse(s);
+            assert_eq!(p.to_string(), s);
+            assert_eq!(parse(&p.to_string()), p);
+        }
+        // Order of options does not matter; the canonical form is printed.
+        assert_eq!(
+            parse("alphabeta:ms=5,depth=3").to_string(),
+            "alphabeta:depth=3,ms=5"
+        );
+        assert_eq!(
+            parse("mcts:sims=9,rollouts").to_string(),
+            "mcts:rollouts,sims=9"
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_why_and_list_the_forms() {
+        for (s, why) in [
+            ("", "empty"),
+            ("minimax:depth=3", "unknown player kind 'minimax'"),
+            ("alphabeta", "needs depth=N or ms=N"),
+            ("alphabeta:depth=x", "depth=x is not a number"),
+            ("alphabeta:depth=0", "out of range"),
+            ("alphabeta:depth=-3", "not a number"),
+            ("alphabeta:depth=4,depth=5", "twice"),
+            ("alphabeta:nodes=5", "unknown alphabeta option 'nodes'"),
+            ("alphabeta:depth", "needs a value"),
+            ("alphabeta:depth=3,", "empty option"),
+            ("random:fast", "takes no options"),
+            ("mcts:sims=3", "needs 'rollouts' or 'model=PATH'"),
+            ("mcts", "needs 'rollouts'"),
+            ("mcts:rollouts,sims=lots", "sims=lots is not a number"),
+            ("mcts:rollouts,temp=1", "unknown mcts option 'temp'"),
+            ("mcts:rollouts,model=x", "twice"),
+            ("mcts:model=,sims=3", "needs a path"),
+            ("mcts:rollouts,c=-1", "out of range"),
+        ] {
+            let e = match s.parse::<PlayerSpec>() {
+                Ok(p) => panic!("{s} parsed as {p:?}"),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.contains(why), "{s}: {e}");
+            assert!(e.contains("alphabeta:depth=N") && e.contains("mcts:rollouts"), "{e}");
+            assert!(e.contains(&format!("'{s}'")), "{e}");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Choosing the compute device at run time (`--device cpu|wgpu|cuda`).
+//!
+//! `cpu` is burn's `flex` backend: pure Rust, always built, no system packages. `wgpu` (Vulkan,
+//! Metal, DX12, GL) needs the Cargo feature `wgpu`; `cuda` needs the feature `cuda`, whose build
+//! downloads an LLVM bundle from the internet and whose run needs a CUDA toolkit.
+
+use burn::tensor::{Device, Tensor};
+use std::fmt;
+use std::str::FromStr;
+
+/// The kinds of device the network can run on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// The CPU (burn's `flex` backend).
+    #[default]
+    Cpu,
+    /// A GPU through wgpu (feature `wgpu`).
+    Wgpu,
+    /// An NVIDIA GPU through CUDA (feature `cuda`).
+    Cuda,
+}
+
+impl DeviceKind {
+    /// All kinds, in the order they are listed in help texts.
+    pub const ALL: [DeviceKind; 3] = [DeviceKind::Cpu, DeviceKind::Wgpu, DeviceKind::Cuda];
+
+    /// The name used on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Wgpu => "wgpu",
+            DeviceKind::Cuda => "cuda",
+        }
+    }
+
+    /// Whether this build can run on this kind of device.
+    pub const fn is_compiled_in(self) -> bool {
+        match self {
+            DeviceKind::Cpu => true,
+            DeviceKind::Wgpu => cfg!(feature = "wgpu"),
+            DeviceKind::Cuda => cfg!(feature = "cuda"),
+        }
+    }
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a device could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// The name is not one of `cpu`, `wgpu`, `cuda`.
+    #[error("unknown device '{0}': expected cpu, wgpu or cuda")]
+    Unknown(String),
+    /// The device's backend was not compiled into this build.
+    #[error(
+        "device '{kind}' is not compiled into this build: rebuild with `cargo build --release --features {kind}`{note}"
+    )]
+    NotCompiled {
+        /// The device asked for.
+        kind: DeviceKind,
+        /// Extra advice (e.g. network access for CUDA).
+        note: &'static str,
+    },
+    /// The backend is built but found no usable device (no GPU, no driver).
+    #[error("device '{kind}' failed to start: {reason}")]
+    Unavailable {
+        /// The device asked for.
+        kind: DeviceKind,
+        /// What the backend said.
+        reason: String,
+    },
+}
+
+impl FromStr for DeviceKind {
+    type Err = DeviceError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cpu" | "flex" => Ok(DeviceKind::Cpu),
+            "wgpu" | "gpu" => Ok(DeviceKind::Wgpu),
+            "cuda" => Ok(DeviceKind::Cuda),
+            _ => Err(DeviceError::Unknown(s.to_string())),
+        }
+    }
+}
+
+/// The device of `kind`, without autodiff (call `.autodiff()` to train on it, or let
+/// [`crate::Learner::new`] do it). GPU devices are probed with a tiny computation, so a missing
+/// GPU or driver is an error here rather than a panic later.
+pub fn device(kind: DeviceKind) -> Result<Device, DeviceError> {
+    match kind {
+        DeviceKind::Cpu => Ok(Device::flex()),
+        DeviceKind::Wgpu => wgpu_device(),
+        DeviceKind::Cuda => cuda_device(),
+    }
+}
+
+#[cfg(feature = "wgpu")]
+fn wgpu_device() -> Result<Device, DeviceError> {
+    probe(
+        DeviceKind::Wgpu,
+        Device::wgpu(burn::tensor::DeviceKind::DefaultDevice),
+    )
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_device() -> Result<Device, DeviceError> {
+    Err(DeviceError::NotCompiled {
+        kind: DeviceKind::Wgpu,
+        note: "",
+    })
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_device() -> Result<Device, DeviceError> {
+    probe(DeviceKind::Cuda, Device::cuda(0))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_device() -> Result<Device, DeviceError> {
+    Err(DeviceError::NotCompiled {
+        kind: DeviceKind::Cuda,
+        note: " (the build downloads an LLVM bundle, so it needs network access, and running needs a CUDA toolkit)",
+    })
+}
+
+/// Runs a tiny computation on `dev`; a backend that panics because it finds no adapter or
+/// driver becomes [`DeviceError::Unavailable`].
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+fn probe(kind: DeviceKind, dev: Device) -> Result<Device, DeviceError> {
+    let check = dev.clone();
+    let result = std::panic::catch_unwind(move || {
+        let t = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &check);
+        (t * 2.0).sum().into_data().convert::<f32>().to_vec::<f32>()
+    });
+    match result {
+        Ok(Ok(v)) if v.first().is_some_and(|&x| (x - 12.0).abs() < 1e-4) => Ok(dev),
+        Ok(Ok(v)) => Err(DeviceError::Unavailable {
+            kind,
+            reason: format!("probe computed {v:?} instead of [12.0]"),
+        }),
+        Ok(Err(e)) => Err(DeviceError::Unavailable {
+            kind,
+            reason: format!("{e:?}"),
+        }),
+        Err(payload) => {
+            let reason = if let Some(s) = payload.downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "the backend panicked".to_string()
+            };
+            Err(DeviceError::Unavailable { kind, reason })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_kinds() {
+        assert_eq!("cpu".parse::<DeviceKind>(), Ok(DeviceKind::Cpu));
+        assert_eq!("WGPU".parse::<DeviceKind>(), Ok(DeviceKind::Wgpu));
+        assert_eq!("cuda".parse::<DeviceKind>(), Ok(DeviceKind::Cuda));
+        let err = "tpu".parse::<DeviceKind>().expect_err("unknown");
+        assert_eq!(
+            err.to_string(),
+            "unknown device 'tpu': expected cpu, wgpu or cuda"
+        );
+        for k in DeviceKind::ALL {
+            assert_eq!(k.name().parse::<DeviceKind>(), Ok(k));
+            assert_eq!(k.to_string(), k.name());
+        }
+    }
+
+    #[test]
+    fn cpu_always_works() {
+        let dev = device(DeviceKind::Cpu).expect("cpu");
+        let t = Tensor::<1>::from_floats([1.0, 2.0], &dev);
+        assert_eq!(t.dims(), [2]);
+        assert!(probe(DeviceKind::Cpu, dev).is_ok());
+    }
+
+    #[test]
+    fn missing_features_are_clear_errors() {
+        if !cfg!(feature = "cuda") {
+            let err = device(DeviceKind::Cuda).expect_err("not built");
+            let msg = err.to_string();
+            assert!(msg.contains("--features cuda") && msg.contains("network"), "{msg}");
+        }
+        if !cfg!(feature = "wgpu") {
+            let err = device(DeviceKind::Wgpu).expect_err("not built");
+            assert!(err.to_string().contains("--features wgpu"), "{err}");
+        }
+    }
+}

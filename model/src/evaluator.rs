@@ -1,0 +1,288 @@
+//! [`NetEvaluator`]: the network as an [`Evaluator`] for search, one forward pass per batch.
+
+use crate::config::ModelConfig;
+use crate::encode::{INPUT_SIZE, encode_vec, legal_mask};
+use crate::net::{HEAD_OUTPUTS, MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
+use burn::module::Module;
+use burn::tensor::{Device, Tensor, TensorData};
+use oware_engine::{Evaluation, Evaluator, Position, uniform_policy};
+
+/// Everything the network says of one position, from the mover's point of view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    /// Probabilities over the mover's houses in sowing order; 0 on illegal moves, summing to 1
+    /// over the legal ones (all 0 when there is no legal move).
+    pub policy: [f32; 6],
+    /// Expected result for the mover, in [-1, 1].
+    pub value: f32,
+    /// Expected final seed margin (mover − opponent) / 48, in [-1, 1].
+    pub margin: f32,
+}
+
+/// An inference copy of the network's weights (no autodiff) on one device.
+///
+/// `Sync` and `Send`: share one `&NetEvaluator` between rayon workers; each
+/// [`Evaluator::evaluate`] call runs one forward pass over its whole batch. Cloning is cheap
+/// (tensor handles are shared).
+#[derive(Clone, Debug)]
+pub struct NetEvaluator {
+    model: PolicyValueNet,
+    config: ModelConfig,
+    device: Device,
+}
+
+impl NetEvaluator {
+    /// Wraps a network (possibly a training one): takes its non-autodiff copy
+    /// (`model.valid()`) on `device` without autodiff.
+    pub fn new(model: &PolicyValueNet, config: ModelConfig, device: &Device) -> NetEvaluator {
+        let device = device.clone().without_autodiff();
+        let model = model.valid().to_device(&device);
+        NetEvaluator {
+            model,
+            config,
+            device,
+        }
+    }
+
+    /// A freshly initialised (untrained) network of shape `config` on `device`.
+    pub fn random(config: &ModelConfig, device: &Device) -> NetEvaluator {
+        let device = device.clone().without_autodiff();
+        let model = config.init(&device);
+        NetEvaluator {
+            model,
+            config: config.clone(),
+            device,
+        }
+    }
+
+    /// The network's shape.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The inference network.
+    pub fn model(&self) -> &PolicyValueNet {
+        &self.model
+    }
+
+    /// The raw head outputs of a batch, row-major `[positions.len(), HEAD_OUTPUTS]` (policy
+    /// logits unmasked, value and margin before `tanh`).
+    pub fn raw_outputs(&self, positions: &[Position]) -> Vec<f32> {
+        if positions.is_empty() {
+            return Vec::new();
+        }
+        let n = positions.len();
+        let input = Tensor::<2>::from_data(
+            TensorData::new(encode_vec(positions), [n, INPUT_SIZE]),
+            &self.device,
+        );
+        tensor_to_vec(self.model.forward_raw(input))
+    }
+
+    /// Policy (masked, normalised), value and margin of every position, in one forward pass.
+    pub fn predict(&self, positions: &[Position]) -> Vec<Prediction> {
+        let raw = self.raw_outputs(positions);
+        positions
+            .iter()
+            .enumerate()
+            .map(|(i, pos)| match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
+                Some(row) => prediction_from_row(pos, row),
+                // Only if the backend returned fewer numbers than asked: know-nothing answer.
+                None => Prediction {
+                    policy: uniform_policy(pos),
+                    value: 0.0,
+                    margin: 0.0,
+                },
+            })
+            .collect()
+    }
+}
+
+/// Masked softmax of the six logits, `tanh` of value and margin.
+fn prediction_from_row(pos: &Position, row: &[f32]) -> Prediction {
+    let mask = legal_mask(pos);
+    let mut policy = [0.0f32; 6];
+    let max = (0..6)
+        .filter(|&j| mask[j])
+        .map(|j| row[j])
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0f32;
+    for j in 0..6 {
+        if mask[j] {
+            let e = (row[j] - max).exp();
+            policy[j] = e;
+            sum += e;
+        }
+    }
+    if sum > 0.0 && sum.is_finite() {
+        for p in &mut policy {
+            *p /= sum;
+        }
+    } else {
+        // Non-finite logits: fall back to uniform over the legal moves.
+        policy = uniform_policy(pos);
+    }
+    let value = row[VALUE_COLUMN].tanh();
+    let margin = row[MARGIN_COLUMN].tanh();
+    Prediction {
+        policy,
+        value: if value.is_finite() { value } else { 0.0 },
+        margin: if margin.is_finite() { margin } else { 0.0 },
+    }
+}
+
+impl Evaluator for NetEvaluator {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+        let raw = self.raw_outputs(positions);
+        for (i, (pos, e)) in positions.iter().zip(out.iter_mut()).enumerate() {
+            *e = match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
+                Some(row) => {
+                    let p = prediction_from_row(pos, row);
+                    Evaluation {
+                        policy: p.policy,
+                        value: p.value,
+                    }
+                }
+                None => Evaluation {
+                    policy: uniform_policy(pos),
+                    value: 0.0,
+                },
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{encode_batch, mask_batch};
+    use oware_engine::Side;
+
+    fn some_positions() -> Vec<Position> {
+        let mut out = vec![Position::start()];
+        let mut pos = Position::start();
+        // A deterministic walk: always the last legal move.
+        for _ in 0..40 {
+            let moves = pos.legal_moves();
+            let Some(m) = moves.iter().last() else { break };
+            let (next, _) = pos.play(m).expect("legal");
+            pos = next;
+            if !pos.legal_moves().is_empty() {
+                out.push(pos);
+            }
+        }
+        out.push(
+            Position::from_parts([1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0], [22, 23], Side::South)
+                .expect("48"),
+        );
+        out
+    }
+
+    #[test]
+    fn policy_is_masked_and_normalised_value_in_range() {
+        let device = Device::flex();
+        let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(32), &device);
+        let pos = some_positions();
+        let mut out = vec![
+            Evaluation {
+                policy: [0.0; 6],
+                value: 9.0
+            };
+            pos.len()
+        ];
+        ev.evaluate(&pos, &mut out);
+        for (p, e) in pos.iter().zip(&out) {
+            let mask = legal_mask(p);
+            let sum: f32 = e.policy.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-5);
+            for j in 0..6 {
+                assert_eq!(mask[j], e.policy[j] > 0.0, "move {j}");
+            }
+            assert!((-1.0..=1.0).contains(&e.value));
+        }
+        // The last position has a single legal move.
+        let last = out.last().expect("non-empty");
+        assert_eq!(last.policy, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn host_softmax_matches_tensor_softmax() {
+        let device = Device::flex();
+        let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(16), &device);
+        let pos = some_positions();
+        let preds = ev.predict(&pos);
+        let out = ev.model().forward(encode_batch(&pos, &device));
+        let p = tensor_to_vec(PolicyValueNet::masked_policy(
+            out.policy_logits,
+            mask_batch(&pos, &device),
+        ));
+        let v = tensor_to_vec(out.value);
+        let m = tensor_to_vec(out.margin);
+        for (i, pr) in preds.iter().enumerate() {
+            for j in 0..6 {
+                assert!((pr.policy[j] - p[i * 6 + j]).abs() < 1e-5);
+            }
+            assert!((pr.value - v[i]).abs() < 1e-5);
+            assert!((pr.margin - m[i]).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn shared_between_two_threads() {
+        fn assert_sync_send<T: Sync + Send>() {}
+        assert_sync_send::<NetEvaluator>();
+        let device = Device::flex();
+        let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(32), &device);
+        let pos = some_positions();
+        let expected = ev.predict(&pos);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..2)
+                .map(|t| {
+                    let ev = &ev;
+                    let pos = &pos;
+                    s.spawn(move || {
+                        let mut results = Vec::new();
+                        for round in 0..20 {
+                            // Different batch sizes per thread and round.
+                            let k = 1 + (round * 7 + t * 3) % pos.len();
+                            let mut out = vec![
+                                Evaluation {
+                                    policy: [0.0; 6],
+                                    value: 0.0
+                                };
+                                k
+                            ];
+                            ev.evaluate(&pos[..k], &mut out);
+                            results.push(out);
+                        }
+                        results
+                    })
+                })
+                .collect();
+            for h in handles {
+                let results = h.join().expect("worker thread");
+                for out in results {
+                    for (i, e) in out.iter().enumerate() {
+                        for j in 0..6 {
+                            assert!((e.policy[j] - expected[i].policy[j]).abs() < 1e-5);
+                        }
+                        assert!((e.value - expected[i].value).abs() < 1e-5);
+                    }
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn empty_batch() {
+        let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(8), &Device::flex());
+        let mut out: Vec<Evaluation> = Vec::new();
+        ev.evaluate(&[], &mut out);
+        assert!(ev.predict(&[]).is_empty());
+    }
+}

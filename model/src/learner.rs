@@ -1,0 +1,430 @@
+//! [`Learner`]: the trainable network, its optimizer and the loss.
+
+use crate::config::{ModelConfig, OptimConfig, OptimizerKind};
+use crate::encode::{INPUT_SIZE, ILLEGAL_LOGIT, encode_vec, legal_mask};
+use crate::evaluator::NetEvaluator;
+use crate::net::{PolicyValueNet, tensor_to_vec};
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use oware_engine::Position;
+use serde::{Deserialize, Serialize};
+
+/// One training batch. Every target is from the point of view of the side to move in the
+/// matching position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrainBatch {
+    /// The positions (each should have a legal move).
+    pub positions: Vec<Position>,
+    /// Target policy over the mover's houses in sowing order (e.g. MCTS visit shares). Should
+    /// be 0 on illegal moves and sum to 1; mass on an illegal move is ignored.
+    pub policy: Vec<[f32; 6]>,
+    /// Target value in [-1, 1] (game result for the mover, or a blend).
+    pub value: Vec<f32>,
+    /// Target margin: (mover's final seeds − opponent's final seeds) / 48, in [-1, 1].
+    pub margin: Vec<f32>,
+}
+
+impl TrainBatch {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether the batch holds no sample.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Checks that the four columns have one entry per position and hold finite numbers.
+    pub fn validate(&self) -> Result<(), TrainError> {
+        let n = self.positions.len();
+        if n == 0 {
+            return Err(TrainError::EmptyBatch);
+        }
+        for (name, len) in [
+            ("policy", self.policy.len()),
+            ("value", self.value.len()),
+            ("margin", self.margin.len()),
+        ] {
+            if len != n {
+                return Err(TrainError::LengthMismatch {
+                    column: name,
+                    len,
+                    positions: n,
+                });
+            }
+        }
+        let finite = self.policy.iter().flatten().all(|x| x.is_finite())
+            && self.value.iter().all(|x| x.is_finite())
+            && self.margin.iter().all(|x| x.is_finite());
+        if !finite {
+            return Err(TrainError::NonFiniteTarget);
+        }
+        Ok(())
+    }
+}
+
+/// The parts of the loss of one step (means over the batch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Losses {
+    /// `policy + value_weight·value + margin_weight·margin`: what was minimised.
+    pub total: f32,
+    /// Cross-entropy of the masked policy against the target policy.
+    pub policy: f32,
+    /// Mean squared error of the value.
+    pub value: f32,
+    /// Mean squared error of the margin.
+    pub margin: f32,
+}
+
+/// Why a training step could not run.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TrainError {
+    /// The batch holds no sample.
+    #[error("training batch is empty")]
+    EmptyBatch,
+    /// A target column's length differs from the number of positions.
+    #[error("training batch has {len} {column} targets for {positions} positions")]
+    LengthMismatch {
+        /// The column.
+        column: &'static str,
+        /// Its length.
+        len: usize,
+        /// Number of positions.
+        positions: usize,
+    },
+    /// A target is NaN or infinite.
+    #[error("training batch holds a NaN or infinite target")]
+    NonFiniteTarget,
+    /// The learning rate is not a finite positive number.
+    #[error("learning rate {0} is not a finite number > 0")]
+    BadLearningRate(f64),
+    /// The loss came out NaN or infinite (the step was still applied).
+    #[error("loss is not finite ({0:?}); lower the learning rate")]
+    NonFiniteLoss(Losses),
+}
+
+/// The trainable network (on an autodiff device), its optimizer and loss settings.
+pub struct Learner {
+    model: PolicyValueNet,
+    optim: ModuleOptimizer,
+    config: ModelConfig,
+    optim_config: OptimConfig,
+    device: Device,
+    steps: u64,
+}
+
+impl std::fmt::Debug for Learner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Learner")
+            .field("config", &self.config)
+            .field("optim_config", &self.optim_config)
+            .field("device", &self.device)
+            .field("steps", &self.steps)
+            .finish()
+    }
+}
+
+/// Builds the optimizer an [`OptimConfig`] names.
+pub(crate) fn build_optimizer(cfg: &OptimConfig) -> ModuleOptimizer {
+    let decay = (cfg.weight_decay > 0.0).then(|| WeightDecayConfig::new(cfg.weight_decay));
+    match cfg.optimizer {
+        OptimizerKind::Adam => AdamConfig::new().with_weight_decay(decay).init(),
+        OptimizerKind::AdamW => AdamWConfig::new()
+            .with_weight_decay(cfg.weight_decay)
+            .init(),
+        OptimizerKind::Sgd => SgdConfig::new()
+            .with_weight_decay(decay)
+            .with_momentum(Some(
+                MomentumConfig::new()
+                    .with_momentum(cfg.momentum)
+                    .with_dampening(0.0),
+            ))
+            .init(),
+    }
+}
+
+impl Learner {
+    /// A fresh network of shape `config` and a fresh optimizer, on `device` (autodiff is added).
+    pub fn new(config: &ModelConfig, optim_config: &OptimConfig, device: &Device) -> Learner {
+        let device = device.clone().autodiff();
+        let model = config.init(&device);
+        Learner::from_parts(model, build_optimizer(optim_config), config, optim_config, device)
+    }
+
+    pub(crate) fn from_parts(
+        model: PolicyValueNet,
+        optim: ModuleOptimizer,
+        config: &ModelConfig,
+        optim_config: &OptimConfig,
+        device: Device,
+    ) -> Learner {
+        Learner {
+            model,
+            optim,
+            config: config.clone(),
+            optim_config: optim_config.clone(),
+            device,
+            steps: 0,
+        }
+    }
+
+    /// The network's shape.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The optimizer and loss settings.
+    pub fn optim_config(&self) -> &OptimConfig {
+        &self.optim_config
+    }
+
+    /// The training device (with autodiff).
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The training network.
+    pub fn model(&self) -> &PolicyValueNet {
+        &self.model
+    }
+
+    pub(crate) fn optimizer(&self) -> &ModuleOptimizer {
+        &self.optim
+    }
+
+    /// Steps taken by this learner since it was created or loaded (the trainer keeps the
+    /// global step count in the checkpoint meta).
+    pub fn steps_taken(&self) -> u64 {
+        self.steps
+    }
+
+    /// Changes the loss weights (value, margin) for the next steps; the optimizer kind and
+    /// weight decay stay as built.
+    pub fn set_loss_weights(&mut self, value_weight: f32, margin_weight: f32) {
+        self.optim_config.value_weight = value_weight;
+        self.optim_config.margin_weight = margin_weight;
+    }
+
+    /// A non-autodiff copy of the current weights for self-play and evaluation.
+    pub fn evaluator(&self) -> NetEvaluator {
+        NetEvaluator::new(&self.model, self.config.clone(), &self.device)
+    }
+
+    /// The losses of `batch` under the current weights, without a step.
+    pub fn losses(&self, batch: &TrainBatch) -> Result<Losses, TrainError> {
+        batch.validate()?;
+        let (_, losses) = self.loss_tensors(batch, &self.device.clone().without_autodiff());
+        Ok(losses)
+    }
+
+    /// One optimizer step on `batch` with learning rate `lr`; returns the batch's losses
+    /// before the step.
+    pub fn step(&mut self, batch: &TrainBatch, lr: f64) -> Result<Losses, TrainError> {
+        batch.validate()?;
+        if !(lr.is_finite() && lr > 0.0) {
+            return Err(TrainError::BadLearningRate(lr));
+        }
+        let device = self.device.clone();
+        let (total, losses) = self.loss_tensors(batch, &device);
+        let grads = GradientsParams::from_grads(total.backward(), &self.model);
+        self.model = self.optim.step(lr, self.model.clone(), grads);
+        self.steps += 1;
+        let all_finite = [losses.total, losses.policy, losses.value, losses.margin]
+            .iter()
+            .all(|x| x.is_finite());
+        if all_finite {
+            Ok(losses)
+        } else {
+            Err(TrainError::NonFiniteLoss(losses))
+        }
+    }
+
+    /// The total loss tensor (for `backward`) and the parts as numbers. Uses the autodiff
+    /// model when `device` has autodiff, its `valid()` copy otherwise.
+    fn loss_tensors(&self, batch: &TrainBatch, device: &Device) -> (Tensor<1>, Losses) {
+        let n = batch.len();
+        let input = Tensor::<2>::from_data(
+            TensorData::new(encode_vec(&batch.positions), [n, INPUT_SIZE]),
+            device,
+        );
+        let mut mask = Vec::with_capacity(n * 6);
+        let mut target = Vec::with_capacity(n * 6);
+        for (pos, t) in batch.positions.iter().zip(&batch.policy) {
+            for (legal, &p) in legal_mask(pos).into_iter().zip(t) {
+                mask.push(if legal { 0.0 } else { ILLEGAL_LOGIT });
+                target.push(if legal { p } else { 0.0 });
+            }
+        }
+        let mask = Tensor::<2>::from_data(TensorData::new(mask, [n, 6]), device);
+        let target_p = Tensor::<2>::from_data(TensorData::new(target, [n, 6]), device);
+        let target_v = Tensor::<2>::from_data(TensorData::new(batch.value.clone(), [n, 1]), device);
+        let target_m =
+            Tensor::<2>::from_data(TensorData::new(batch.margin.clone(), [n, 1]), device);
+
+        let out = if device.is_autodiff() {
+            self.model.forward(input)
+        } else {
+            burn::module::Module::valid(&self.model).forward(input)
+        };
+        let log_p = log_softmax(out.policy_logits + mask, 1);
+        let policy = -(target_p * log_p).sum() / n as f32;
+        let value = (out.value - target_v).square().mean();
+        let margin = (out.margin - target_m).square().mean();
+        let w = &self.optim_config;
+        let total =
+            policy.clone() + value.clone() * w.value_weight + margin.clone() * w.margin_weight;
+        let parts = Tensor::cat(vec![total.clone(), policy, value, margin], 0);
+        let v = tensor_to_vec(parts.detach());
+        let get = |i: usize| v.get(i).copied().unwrap_or(f32::NAN);
+        let losses = Losses {
+            total: get(0),
+            policy: get(1),
+            value: get(2),
+            margin: get(3),
+        };
+        (total, losses)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oware_engine::Evaluator;
+
+    /// A fixed batch from a deterministic walk with arbitrary but learnable targets.
+    pub(crate) fn fixed_batch(n: usize) -> TrainBatch {
+        let mut batch = TrainBatch::default();
+        let mut pos = Position::start();
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        while batch.len() < n {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                pos = Position::start();
+                continue;
+            }
+            // One-hot target on a legal move, so the best possible cross-entropy is 0.
+            let pick = moves.as_slice()[(next() % moves.len() as u64) as usize];
+            let mut p = [0.0; 6];
+            p[pick.relative()] = 1.0;
+            batch.positions.push(pos);
+            batch.policy.push(p);
+            batch.value.push(if next() % 2 == 0 { 0.8 } else { -0.8 });
+            batch.margin.push((next() % 41) as f32 / 48.0 - 20.0 / 48.0);
+            let (after, _) = pos.play(pick).expect("legal");
+            pos = after;
+        }
+        batch
+    }
+
+    #[test]
+    fn loss_falls_on_a_fixed_batch() {
+        let device = Device::flex();
+        let cfg = ModelConfig::new().with_hidden(64).with_blocks(2);
+        let mut learner = Learner::new(&cfg, &OptimConfig::default(), &device);
+        let batch = fixed_batch(32);
+        let first = learner.step(&batch, 3e-3).expect("step");
+        let mut last = first;
+        for _ in 0..300 {
+            last = learner.step(&batch, 3e-3).expect("step");
+        }
+        assert!(first.total > 1.0, "initial loss {first:?}");
+        assert!(last.total < 0.1 * first.total, "{first:?} -> {last:?}");
+        assert!(last.policy < 0.1 && last.value < 0.02, "{last:?}");
+        assert_eq!(learner.steps_taken(), 301);
+
+        // The evaluator sees the trained weights: it now prefers each target move.
+        let ev = learner.evaluator();
+        let preds = ev.predict(&batch.positions);
+        let hits = preds
+            .iter()
+            .zip(&batch.policy)
+            .filter(|(p, t)| {
+                let best = (0..6).max_by(|&a, &b| p.policy[a].total_cmp(&p.policy[b]));
+                best.is_some_and(|b| t[b] == 1.0)
+            })
+            .count();
+        assert!(hits >= 30, "{hits}/32 targets learnt");
+        let mut out = vec![
+            oware_engine::Evaluation {
+                policy: [0.0; 6],
+                value: 0.0
+            };
+            batch.len()
+        ];
+        ev.evaluate(&batch.positions, &mut out);
+        for (e, v) in out.iter().zip(&batch.value) {
+            assert!((e.value - v).abs() < 0.3, "{} vs {v}", e.value);
+        }
+        // losses() agrees with what the next step reports.
+        let l = learner.losses(&batch).expect("losses");
+        let s = learner.step(&batch, 1e-6).expect("step");
+        assert!((l.total - s.total).abs() < 1e-4);
+    }
+
+    #[test]
+    fn sgd_and_adamw_also_learn() {
+        let device = Device::flex();
+        let cfg = ModelConfig::new().with_hidden(32).with_blocks(1);
+        let batch = fixed_batch(16);
+        for (kind, lr) in [(OptimizerKind::Sgd, 0.05), (OptimizerKind::AdamW, 3e-3)] {
+            let oc = OptimConfig {
+                optimizer: kind,
+                ..OptimConfig::default()
+            };
+            let mut learner = Learner::new(&cfg, &oc, &device);
+            let first = learner.step(&batch, lr).expect("step");
+            let mut last = first;
+            for _ in 0..150 {
+                last = learner.step(&batch, lr).expect("step");
+            }
+            assert!(last.total < 0.5 * first.total, "{kind:?}: {first:?} -> {last:?}");
+        }
+    }
+
+    #[test]
+    fn bad_batches_are_errors() {
+        let device = Device::flex();
+        let mut learner = Learner::new(
+            &ModelConfig::new().with_hidden(8).with_blocks(0),
+            &OptimConfig::default(),
+            &device,
+        );
+        assert_eq!(
+            learner.step(&TrainBatch::default(), 1e-3),
+            Err(TrainError::EmptyBatch)
+        );
+        let mut b = fixed_batch(4);
+        b.value.pop();
+        assert!(matches!(
+            learner.step(&b, 1e-3),
+            Err(TrainError::LengthMismatch {
+                column: "value",
+                len: 3,
+                positions: 4
+            })
+        ));
+        let mut b = fixed_batch(4);
+        b.margin[2] = f32::NAN;
+        assert_eq!(learner.step(&b, 1e-3), Err(TrainError::NonFiniteTarget));
+        let b = fixed_batch(4);
+        assert!(matches!(
+            learner.step(&b, f64::NAN),
+            Err(TrainError::BadLearningRate(_))
+        ));
+        assert!(matches!(
+            learner.step(&b, -1.0),
+            Err(TrainError::BadLearningRate(_))
+        ));
+        assert_eq!(learner.steps_taken(), 0);
+    }
+}

@@ -1,0 +1,38 @@
+//! # oware-model
+//!
+//! Oware Zero's policy-value network on burn 0.22.1, and everything around it:
+//!
+//! - [`encode`]: a position as [`INPUT_SIZE`] floats from the mover's point of view;
+//! - [`ModelConfig`] / [`PolicyValueNet`]: a residual MLP with a 6-logit policy head, a `tanh`
+//!   value head and an auxiliary seed-margin head;
+//! - [`NetEvaluator`]: the engine's [`oware_engine::Evaluator`], one forward pass per batch on a
+//!   non-autodiff copy of the weights, shareable between threads;
+//! - [`Learner`]: the trainable network, its optimizer and the loss, one [`Learner::step`] per
+//!   [`TrainBatch`];
+//! - [`checkpoint`]: atomic, checksummed checkpoint directories;
+//! - [`device`]: `cpu` (burn's `flex`, always built), `wgpu` and `cuda` (Cargo features).
+
+pub mod checkpoint;
+mod config;
+pub mod device;
+pub mod encode;
+mod evaluator;
+mod learner;
+mod net;
+
+pub use checkpoint::{
+    CheckpointError, CheckpointInfo, CheckpointMeta, FORMAT_VERSION, load_checkpoint,
+    load_evaluator, read_checkpoint_info, save_checkpoint,
+};
+pub use config::{ModelConfig, OptimConfig, OptimizerKind};
+pub use device::{DeviceError, DeviceKind, device};
+pub use encode::{INPUT_SIZE, encode_batch, legal_mask};
+pub use evaluator::{NetEvaluator, Prediction};
+pub use learner::{Learner, Losses, TrainBatch, TrainError};
+pub use net::{
+    DenseLayer, HEAD_OUTPUTS, MARGIN_COLUMN, NetOutput, PolicyValueNet, ResidualBlock,
+    VALUE_COLUMN, reference_forward,
+};
+
+/// The burn device type, re-exported so callers need no direct burn dependency.
+pub use burn::tensor::Device;

@@ -1,0 +1,389 @@
+//! The training configuration: TOML with one struct per section, unknown keys rejected, every
+//! range checked with an error that names the key, and `--set section.key=value` overrides.
+
+use anyhow::Context;
+use oware_engine::mcts::MctsConfig;
+use oware_model::{ModelConfig, OptimConfig};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The whole configuration of a training run (the resolved copy is `RUN/config.toml`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// `[model]`: network shape.
+    pub model: ModelConfig,
+    /// `[mcts]`: the search used by self-play.
+    pub mcts: MctsConfig,
+    /// `[selfplay]`: workers and games in flight.
+    pub selfplay: SelfplayConfig,
+    /// `[replay]`: the replay buffer.
+    pub replay: ReplayConfig,
+    /// `[optimizer]`: optimizer and loss weights.
+    pub optimizer: OptimConfig,
+    /// `[schedule]`: how long, how fast, when to checkpoint.
+    pub schedule: ScheduleConfig,
+    /// `[eval]`: evaluation matches during training.
+    pub eval: EvalConfig,
+    /// `[log]`: TensorBoard and terminal output.
+    pub log: LogConfig,
+}
+
+/// `[selfplay]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Self-play worker threads; 0 means one per CPU core.
+    pub workers: usize,
+    /// Games each worker keeps in flight (its batch of trees).
+    pub games_per_worker: usize,
+    /// Ply limit of self-play games.
+    pub max_plies: u32,
+    /// Playout cap randomization: the probability that a move gets the full search (`mcts.sims`,
+    /// root noise, recorded as a training example). Other moves get `cheap_sims`, no noise, and
+    /// are not recorded. 1.0 turns it off.
+    pub full_search_prob: f32,
+    /// Simulations of the cheap searches.
+    pub cheap_sims: u32,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            workers: 0,
+            games_per_worker: 128,
+            max_plies: 400,
+            full_search_prob: 1.0,
+            cheap_sims: 32,
+        }
+    }
+}
+
+/// `[replay]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplayConfig {
+    /// Most recent positions kept.
+    pub capacity: usize,
+    /// Positions needed before training starts.
+    pub min_samples: usize,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            capacity: 200_000,
+            min_samples: 4_000,
+        }
+    }
+}
+
+/// The learning-rate schedule's shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrDecay {
+    /// `lr` throughout (after warm-up).
+    Constant,
+    /// Cosine from `lr` down to `lr * lr_final_fraction` at `max_steps`.
+    #[default]
+    Cosine,
+}
+
+/// `[schedule]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScheduleConfig {
+    /// Wall-clock limit of the run in minutes (summed over resumes); 0 means none.
+    pub minutes: f64,
+    /// Learner steps to run; the run stops at whichever limit comes first.
+    pub max_steps: u64,
+    /// Positions per learner step.
+    pub batch_size: usize,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Linear warm-up steps.
+    pub lr_warmup_steps: u64,
+    /// Decay after warm-up: `"cosine"` (towards `max_steps`) or `"constant"`.
+    pub lr_decay: LrDecay,
+    /// Final learning rate as a fraction of `lr` (cosine).
+    pub lr_final_fraction: f64,
+    /// Bound on reuse: the learner trains on at most this many samples per new self-play
+    /// position (it waits for self-play when ahead).
+    pub samples_per_position: f64,
+    /// New weights go to the self-play workers every this many steps.
+    pub sync_every_steps: u64,
+    /// A checkpoint every this many steps (and at the end).
+    pub checkpoint_every_steps: u64,
+    /// Checkpoints kept on disk (the newest).
+    pub keep_checkpoints: usize,
+    /// Seed of all randomness in the run.
+    pub seed: u64,
+}
+
+impl Default for ScheduleConfig {
+    fn default() -> Self {
+        ScheduleConfig {
+            minutes: 60.0,
+            max_steps: 20_000,
+            batch_size: 256,
+            lr: 2e-3,
+            lr_warmup_steps: 100,
+            lr_decay: LrDecay::Cosine,
+            lr_final_fraction: 0.1,
+            samples_per_position: 4.0,
+            sync_every_steps: 50,
+            checkpoint_every_steps: 500,
+            keep_checkpoints: 5,
+            seed: 1,
+        }
+    }
+}
+
+impl ScheduleConfig {
+    /// The learning rate at `step` (0-based).
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if step < self.lr_warmup_steps {
+            return self.lr * (step + 1) as f64 / self.lr_warmup_steps as f64;
+        }
+        match self.lr_decay {
+            LrDecay::Constant => self.lr,
+            LrDecay::Cosine => {
+                let span = self.max_steps.saturating_sub(self.lr_warmup_steps).max(1) as f64;
+                let t = ((step - self.lr_warmup_steps) as f64 / span).min(1.0);
+                let floor = self.lr * self.lr_final_fraction;
+                floor + (self.lr - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        }
+    }
+}
+
+/// `[eval]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Evaluate every this many learner steps (and at the end); 0 disables evaluation.
+    pub every_steps: u64,
+    /// Games per opponent (played in pairs with colours swapped).
+    pub games: u32,
+    /// Simulations per move of the network player.
+    pub sims: u32,
+    /// Opponent player specs, e.g. `["alphabeta:depth=4"]`.
+    pub opponents: Vec<String>,
+    /// Also play the previous evaluated checkpoint.
+    pub vs_previous: bool,
+    /// Random opening plies before each pair of games.
+    pub opening_plies: u32,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            every_steps: 1000,
+            games: 40,
+            sims: 100,
+            opponents: vec!["alphabeta:depth=2".into(), "alphabeta:depth=4".into()],
+            vs_previous: true,
+            opening_plies: 2,
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// Write TensorBoard scalars into the run directory.
+    pub tensorboard: bool,
+    /// Log losses and rates every this many steps.
+    pub every_steps: u64,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            tensorboard: true,
+            every_steps: 10,
+        }
+    }
+}
+
+fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()> {
+    if ok { Ok(()) } else { anyhow::bail!("{key}: {}", msg()) }
+}
+
+impl TrainConfig {
+    /// Checks every range; the error names the key.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.model.validate().map_err(|e| anyhow::anyhow!("model.{e}"))?;
+        self.mcts.validate()?;
+        self.optimizer.validate().map_err(|e| anyhow::anyhow!("optimizer.{e}"))?;
+        let s = &self.selfplay;
+        check(s.workers <= 1024, "selfplay.workers", || format!("{} is more than 1024", s.workers))?;
+        check((1..=65_536).contains(&s.games_per_worker), "selfplay.games_per_worker", || {
+            format!("{} is outside 1..=65536", s.games_per_worker)
+        })?;
+        check(s.max_plies >= 1, "selfplay.max_plies", || "must be at least 1".into())?;
+        check((0.0..=1.0).contains(&s.full_search_prob), "selfplay.full_search_prob", || {
+            format!("{} is outside 0..=1", s.full_search_prob)
+        })?;
+        check(s.full_search_prob > 0.0, "selfplay.full_search_prob", || {
+            "must be > 0, or no move is ever recorded".into()
+        })?;
+        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || "must be at least 1".into())?;
+        let r = &self.replay;
+        check(r.capacity >= 1, "replay.capacity", || "must be at least 1".into())?;
+        check(r.min_samples <= r.capacity, "replay.min_samples", || {
+            format!("{} exceeds replay.capacity {}", r.min_samples, r.capacity)
+        })?;
+        let c = &self.schedule;
+        check(c.minutes >= 0.0 && c.minutes.is_finite(), "schedule.minutes", || {
+            format!("{} must be >= 0", c.minutes)
+        })?;
+        check(c.max_steps >= 1, "schedule.max_steps", || "must be at least 1".into())?;
+        check((1..=65_536).contains(&c.batch_size), "schedule.batch_size", || {
+            format!("{} is outside 1..=65536", c.batch_size)
+        })?;
+        check(c.lr > 0.0 && c.lr <= 1.0, "schedule.lr", || format!("{} is outside (0, 1]", c.lr))?;
+        check((0.0..=1.0).contains(&c.lr_final_fraction), "schedule.lr_final_fraction", || {
+            format!("{} is outside 0..=1", c.lr_final_fraction)
+        })?;
+        check(c.samples_per_position > 0.0, "schedule.samples_per_position", || {
+            format!("{} must be > 0", c.samples_per_position)
+        })?;
+        check(c.sync_every_steps >= 1, "schedule.sync_every_steps", || "must be at least 1".into())?;
+        check(c.checkpoint_every_steps >= 1, "schedule.checkpoint_every_steps", || {
+            "must be at least 1".into()
+        })?;
+        check(c.keep_checkpoints >= 1, "schedule.keep_checkpoints", || "must be at least 1".into())?;
+        let e = &self.eval;
+        check(e.every_steps == 0 || e.games >= 1, "eval.games", || "must be at least 1".into())?;
+        check(e.sims >= 1, "eval.sims", || "must be at least 1".into())?;
+        check(e.opening_plies <= 20, "eval.opening_plies", || {
+            format!("{} is more than 20", e.opening_plies)
+        })?;
+        for (i, spec) in e.opponents.iter().enumerate() {
+            spec.parse::<oware_engine::PlayerSpec>()
+                .map_err(|err| anyhow::anyhow!("eval.opponents[{i}]: {err}"))?;
+        }
+        check(self.log.every_steps >= 1, "log.every_steps", || "must be at least 1".into())?;
+        Ok(())
+    }
+
+    /// Reads a config file (missing keys take defaults), applies `--set` overrides, validates.
+    pub fn load(path: Option<&Path>, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        let (text, origin) = match path {
+            Some(p) => (
+                std::fs::read_to_string(p).with_context(|| format!("reading config {}", p.display()))?,
+                p.display().to_string(),
+            ),
+            None => (String::new(), "the default config".to_string()),
+        };
+        Self::from_toml_str(&text, sets).with_context(|| format!("in {origin}"))
+    }
+
+    /// Parses TOML text, applies overrides and validates.
+    pub fn from_toml_str(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        let mut value: toml::Table = toml::from_str(text)?;
+        let defaults = toml::Table::try_from(TrainConfig::default())?;
+        for set in sets {
+            apply_set(&mut value, &defaults, set)?;
+        }
+        let config: TrainConfig = toml::Value::Table(value).try_into()?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The config as commented-free TOML (the resolved copy written into a run directory).
+    pub fn to_toml(&self) -> anyhow::Result<String> {
+        Ok(toml::to_string_pretty(self)?)
+    }
+}
+
+/// Applies one `section.key=value` override. The value is read as TOML (`0.01`, `true`,
+/// `"gumbel"`, `["alphabeta:depth=4"]`), or taken as a plain string when it is not valid TOML.
+fn apply_set(table: &mut toml::Table, defaults: &toml::Table, set: &str) -> anyhow::Result<()> {
+    let (key, raw) = set
+        .split_once('=')
+        .with_context(|| format!("--set '{set}': expected section.key=value"))?;
+    let key = key.trim();
+    let Some((section, field)) = key.split_once('.') else {
+        anyhow::bail!("--set '{set}': expected section.key=value, e.g. schedule.lr=0.001");
+    };
+    let known = defaults
+        .get(section)
+        .and_then(|s| s.as_table())
+        .with_context(|| {
+            let names: Vec<&str> = defaults.keys().map(String::as_str).collect();
+            format!("--set '{set}': unknown section '{section}' (sections: {})", names.join(", "))
+        })?;
+    if !known.contains_key(field) {
+        let names: Vec<&str> = known.keys().map(String::as_str).collect();
+        anyhow::bail!(
+            "--set '{set}': unknown key '{key}' (keys of [{section}]: {})",
+            names.join(", ")
+        );
+    }
+    let raw = raw.trim();
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let entry = table
+        .entry(section.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let Some(section_table) = entry.as_table_mut() else {
+        anyhow::bail!("[{section}] is not a table");
+    };
+    section_table.insert(field.to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let c = TrainConfig::default();
+        c.validate().expect("defaults are valid");
+        let text = c.to_toml().expect("toml");
+        let back = TrainConfig::from_toml_str(&text, &[]).expect("parses");
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key() {
+        let err = TrainConfig::from_toml_str("[schedule]\nlrr = 0.1\n", &[]).expect_err("unknown");
+        assert!(format!("{err:#}").contains("lrr"), "{err:#}");
+        let err = TrainConfig::from_toml_str("[schedule]\nlr = -1.0\n", &[]).expect_err("range");
+        assert!(format!("{err:#}").contains("schedule.lr"), "{err:#}");
+        let err = TrainConfig::from_toml_str("", &["schedule.nope=1".into()]).expect_err("set");
+        assert!(format!("{err:#}").contains("schedule.nope"), "{err:#}");
+        let err = TrainConfig::from_toml_str("", &["mcts.sims=0".into()]).expect_err("range");
+        assert!(format!("{err:#}").contains("sims"), "{err:#}");
+        let err = TrainConfig::from_toml_str("[eval]\nopponents = [\"alphabeta:depth=x\"]\n", &[])
+            .expect_err("bad spec");
+        assert!(format!("{err:#}").contains("eval.opponents[0]"), "{err:#}");
+    }
+
+    #[test]
+    fn set_overrides_apply() {
+        let c = TrainConfig::from_toml_str(
+            "",
+            &["schedule.lr=0.01".into(), "mcts.root=gumbel".into(), "eval.opponents=[\"random\"]".into()],
+        )
+        .expect("valid");
+        assert_eq!(c.schedule.lr, 0.01);
+        assert_eq!(c.mcts.root, oware_engine::mcts::RootAlgorithm::Gumbel);
+        assert_eq!(c.eval.opponents, vec!["random".to_string()]);
+    }
+
+    #[test]
+    fn lr_schedule_warms_up_and_decays() {
+        let s = ScheduleConfig { lr: 1.0, lr_warmup_steps: 10, max_steps: 110, ..Default::default() };
+        assert!((s.lr_at(0) - 0.1).abs() < 1e-9);
+        assert!((s.lr_at(10) - 1.0).abs() < 1e-9);
+        assert!((s.lr_at(110) - 0.1).abs() < 1e-9);
+        assert!(s.lr_at(60) < 1.0 && s.lr_at(60) > 0.1);
+    }
+}

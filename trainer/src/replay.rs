@@ -1,0 +1,212 @@
+//! The replay buffer: the most recent training samples from self-play, sampled uniformly by the
+//! learner, and saved with each checkpoint so that a resumed run continues where it stopped.
+
+use crate::rundir::write_atomic;
+use anyhow::Context;
+use oware_engine::{Position, Side};
+use rand::Rng;
+use std::collections::VecDeque;
+use std::path::Path;
+
+/// One training example: a position and the targets learned from its game, all from the point
+/// of view of the side to move there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// The position searched.
+    pub position: Position,
+    /// The search's policy target over the mover's six houses (sums to 1).
+    pub policy: [f32; 6],
+    /// The game's final result for the mover: 1 win, 0 draw, -1 loss.
+    pub value: f32,
+    /// The game's final seed margin for the mover, divided by 48.
+    pub margin: f32,
+}
+
+/// A ring of the most recent samples.
+#[derive(Clone, Debug)]
+pub struct ReplayBuffer {
+    samples: VecDeque<Sample>,
+    capacity: usize,
+    /// Samples ever added (including those since evicted).
+    total_added: u64,
+}
+
+const MAGIC: &[u8; 8] = b"OWREPLY1";
+const SAMPLE_BYTES: usize = 15 + 6 * 4 + 4 + 4;
+
+impl ReplayBuffer {
+    /// An empty buffer holding at most `capacity` samples.
+    pub fn new(capacity: usize) -> ReplayBuffer {
+        ReplayBuffer {
+            samples: VecDeque::with_capacity(capacity.min(1 << 20)),
+            capacity: capacity.max(1),
+            total_added: 0,
+        }
+    }
+
+    /// Samples held now.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// The capacity.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Samples ever added.
+    pub fn total_added(&self) -> u64 {
+        self.total_added
+    }
+
+    /// Adds samples, evicting the oldest beyond the capacity.
+    pub fn extend(&mut self, new: impl IntoIterator<Item = Sample>) {
+        for s in new {
+            if self.samples.len() == self.capacity {
+                self.samples.pop_front();
+            }
+            self.samples.push_back(s);
+            self.total_added += 1;
+        }
+    }
+
+    /// `n` samples drawn uniformly with replacement. The buffer must not be empty.
+    pub fn sample<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<Sample> {
+        (0..n)
+            .filter_map(|_| self.samples.get(rng.random_range(0..self.samples.len())))
+            .copied()
+            .collect()
+    }
+
+    /// Writes the buffer to `path` atomically, with a checksum.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let mut bytes = Vec::with_capacity(32 + self.samples.len() * SAMPLE_BYTES);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&(self.capacity as u64).to_le_bytes());
+        bytes.extend_from_slice(&self.total_added.to_le_bytes());
+        bytes.extend_from_slice(&(self.samples.len() as u64).to_le_bytes());
+        for s in &self.samples {
+            bytes.extend_from_slice(s.position.board());
+            bytes.extend_from_slice(&s.position.captured());
+            bytes.push(s.position.to_move().index() as u8);
+            for p in s.policy {
+                bytes.extend_from_slice(&p.to_le_bytes());
+            }
+            bytes.extend_from_slice(&s.value.to_le_bytes());
+            bytes.extend_from_slice(&s.margin.to_le_bytes());
+        }
+        let sum = fnv1a(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        write_atomic(path, &bytes)
+    }
+
+    /// Reads a buffer written by [`ReplayBuffer::save`]; a damaged file is an error naming it.
+    pub fn load(path: &Path) -> anyhow::Result<ReplayBuffer> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bad = |why: &str| anyhow::anyhow!("{} is damaged: {why}", path.display());
+        if bytes.len() < MAGIC.len() + 32 || &bytes[..8] != MAGIC {
+            return Err(bad("not a replay buffer file"));
+        }
+        let (body, tail) = bytes.split_at(bytes.len() - 8);
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(tail);
+        if fnv1a(body) != u64::from_le_bytes(sum) {
+            return Err(bad("checksum mismatch"));
+        }
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&body[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let capacity = word(8) as usize;
+        let total_added = word(16);
+        let count = word(24) as usize;
+        let data = &body[32..];
+        if data.len() != count.saturating_mul(SAMPLE_BYTES) || count > capacity {
+            return Err(bad("wrong length"));
+        }
+        let mut buf = ReplayBuffer::new(capacity);
+        buf.total_added = total_added;
+        for chunk in data.chunks_exact(SAMPLE_BYTES) {
+            let mut board = [0u8; 12];
+            board.copy_from_slice(&chunk[..12]);
+            let side = match chunk[14] {
+                0 => Side::South,
+                1 => Side::North,
+                _ => return Err(bad("bad side to move")),
+            };
+            let position =
+                Position::from_parts(board, [chunk[12], chunk[13]], side).map_err(|e| bad(&e))?;
+            let f = |at: usize| {
+                f32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
+            };
+            let mut policy = [0.0; 6];
+            for (i, p) in policy.iter_mut().enumerate() {
+                *p = f(15 + 4 * i);
+            }
+            buf.samples.push_back(Sample {
+                position,
+                policy,
+                value: f(39),
+                margin: f(43),
+            });
+        }
+        Ok(buf)
+    }
+}
+
+/// FNV-1a, 64-bit: a checksum that catches truncation and flipped bytes.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn sample(i: usize) -> Sample {
+        let (position, _) = Position::start()
+            .play(oware_engine::Move::from_relative(Side::South, i % 6))
+            .expect("legal");
+        Sample {
+            position,
+            policy: [0.5, 0.5, 0.0, 0.0, 0.0, 0.0],
+            value: 1.0,
+            margin: -0.25,
+        }
+    }
+
+    #[test]
+    fn ring_evicts_oldest_and_round_trips() {
+        let mut buf = ReplayBuffer::new(4);
+        buf.extend((0..6).map(sample));
+        assert_eq!(buf.len(), 4);
+        assert_eq!(buf.total_added(), 6);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+        assert_eq!(buf.sample(10, &mut rng).len(), 10);
+        let path = std::env::temp_dir().join(format!("oware-replay-{}.bin", std::process::id()));
+        buf.save(&path).expect("save");
+        let back = ReplayBuffer::load(&path).expect("load");
+        assert_eq!(back.samples, buf.samples);
+        assert_eq!(back.total_added(), 6);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[40] ^= 1;
+        std::fs::write(&path, &bytes).expect("write");
+        let err = ReplayBuffer::load(&path).expect_err("damaged");
+        assert!(err.to_string().contains("damaged"), "{err}");
+        std::fs::write(&path, &bytes[..20]).expect("write");
+        assert!(ReplayBuffer::load(&path).is_err());
+        std::fs::remove_file(&path).ok();
+    }
+}

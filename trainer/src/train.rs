@@ -1,0 +1,465 @@
+//! `oware train`: the learner loop. Self-play workers run in a rayon pool in the background;
+//! this thread drains their games into the replay buffer, trains, hands new weights to the
+//! workers, logs, evaluates and writes checkpoints. A killed run resumes from `latest`.
+
+use crate::config::TrainConfig;
+use crate::eval::{EvalContext, run_evaluation};
+use crate::progress::Progress;
+use crate::replay::{ReplayBuffer, Sample};
+use crate::rundir::RunDir;
+use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
+use crate::tensorboard::TensorBoard;
+use anyhow::Context;
+use oware_model::{CheckpointMeta, DeviceKind, Learner, TrainBatch, load_checkpoint, save_checkpoint};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The replay buffer's file inside a checkpoint folder.
+pub const REPLAY_FILE: &str = "replay.bin";
+
+/// How `oware train` was asked to run.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// The run directory.
+    pub run: PathBuf,
+    /// The config file (new runs); `None` uses the built-in defaults.
+    pub config: Option<PathBuf>,
+    /// `section.key=value` overrides.
+    pub sets: Vec<String>,
+    /// Continue the run in `run` from its latest checkpoint.
+    pub resume: bool,
+    /// The device for the network.
+    pub device: DeviceKind,
+    /// Plain log lines instead of a live progress line.
+    pub quiet: bool,
+}
+
+/// The trainer's counters saved in each checkpoint's `meta.json` (`extra`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Counters {
+    /// Wall-clock seconds of training so far, over all resumes.
+    pub elapsed_secs: f64,
+    /// Samples the learner has trained on.
+    pub trained_samples: u64,
+    /// Training samples produced by self-play.
+    pub new_samples: u64,
+    /// Simulations run by self-play.
+    pub sims: u64,
+    /// Moves played by self-play.
+    pub moves: u64,
+    /// The previous evaluated checkpoint (for `eval.vs_previous`).
+    pub previous_eval_checkpoint: Option<String>,
+    /// Seed stream position: how many times the run has been (re)started.
+    pub starts: u64,
+}
+
+/// Set by Ctrl-C: finish the current step, checkpoint and exit.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler (once per process).
+pub fn install_ctrl_c() -> anyhow::Result<()> {
+    ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst))
+        .context("installing the Ctrl-C handler")
+}
+
+struct State {
+    learner: Learner,
+    replay: ReplayBuffer,
+    meta: CheckpointMeta,
+    counters: Counters,
+}
+
+fn fresh_state(config: &TrainConfig, device: &oware_model::Device) -> State {
+    State {
+        learner: Learner::new(&config.model, &config.optimizer, device),
+        replay: ReplayBuffer::new(config.replay.capacity),
+        meta: CheckpointMeta::default(),
+        counters: Counters::default(),
+    }
+}
+
+fn load_state(run: &RunDir, config: &TrainConfig, device: &oware_model::Device) -> anyhow::Result<State> {
+    let Some(dir) = run.latest()? else {
+        anyhow::bail!(
+            "{} has no checkpoint to resume from (checkpoints/latest is missing)",
+            run.root().display()
+        );
+    };
+    let (learner, meta) = load_checkpoint(&dir, device)
+        .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+    if learner.config() != &config.model {
+        anyhow::bail!(
+            "checkpoint {} holds a network of another shape ({:?}) than [model] in the config ({:?})",
+            dir.display(),
+            learner.config(),
+            config.model
+        );
+    }
+    let replay_path = dir.join(REPLAY_FILE);
+    let mut replay = if replay_path.exists() {
+        ReplayBuffer::load(&replay_path)?
+    } else {
+        ReplayBuffer::new(config.replay.capacity)
+    };
+    if replay.capacity() != config.replay.capacity {
+        let mut resized = ReplayBuffer::new(config.replay.capacity);
+        let mut rng = SmallRng::seed_from_u64(0);
+        let keep = replay.len().min(config.replay.capacity);
+        resized.extend(replay.sample(keep, &mut rng));
+        replay = resized;
+    }
+    let counters: Counters = serde_json::from_value(meta.extra.clone()).unwrap_or_default();
+    Ok(State { learner, replay, meta, counters })
+}
+
+/// Runs `oware train` to its end (time or step limit, or Ctrl-C).
+pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
+    let run = RunDir::new(&opts.run);
+    let config = if opts.resume {
+        let path = run.config();
+        if !path.is_file() {
+            anyhow::bail!("cannot resume: {} does not exist", path.display());
+        }
+        TrainConfig::load(Some(&path), &opts.sets)?
+    } else {
+        if run.latest()?.is_some() {
+            anyhow::bail!(
+                "{} already holds a run; continue it with `oware train --resume {}` or choose another --run",
+                run.root().display(),
+                run.root().display()
+            );
+        }
+        TrainConfig::load(opts.config.as_deref(), &opts.sets)?
+    };
+    run.create()?;
+    crate::rundir::write_atomic(&run.config(), config.to_toml()?.as_bytes())?;
+    let device = oware_model::device(opts.device)?;
+    let mut state = if opts.resume {
+        load_state(&run, &config, &device)?
+    } else {
+        fresh_state(&config, &device)
+    };
+    state.counters.starts += 1;
+    let mut tb = if config.log.tensorboard { Some(TensorBoard::create(run.root())?) } else { None };
+    let workers = if config.selfplay.workers == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        config.selfplay.workers
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("selfplay-{i}"))
+        .build()
+        .context("starting the self-play threads")?;
+    let weights = SharedWeights::new(state.learner.evaluator());
+    let stats = SelfplayStats::default();
+    let stop = AtomicBool::new(false);
+    let pause = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
+    let seed = config.schedule.seed.wrapping_mul(1_000_003).wrapping_add(state.counters.starts);
+    let mut progress = Progress::new(opts.quiet, &config, state.meta.step);
+    progress.note(&format!(
+        "{} run {} on {} with {workers} self-play workers x {} games; network {} parameters",
+        if opts.resume { "resuming" } else { "starting" },
+        run.root().display(),
+        opts.device.name(),
+        config.selfplay.games_per_worker,
+        config.model.num_params()
+    ));
+    let outcome = pool.in_place_scope(|scope| {
+        for w in 0..workers {
+            let tx = tx.clone();
+            let (config, weights, stats, stop, pause) = (&config, &weights, &stats, &stop, &pause);
+            scope.spawn(move |_| {
+                let control = WorkerControl { stop, pause, games_left: None };
+                if let Err(e) = run_worker(config, weights, stats, &control, &tx, seed ^ (w as u64 + 1) << 32) {
+                    eprintln!("self-play worker {w} failed: {e:#}");
+                    stop.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+        drop(tx);
+        let ctx = LoopContext { config: &config, run: &run, weights: &weights, stats: &stats, pause: &pause, stop: &stop, device: opts.device };
+        let result = learner_loop(&ctx, &mut state, &rx, &mut tb, &mut progress, seed);
+        stop.store(true, Ordering::SeqCst);
+        result
+    });
+    progress.finish();
+    if let Some(tb) = tb.as_mut() {
+        tb.flush()?;
+    }
+    outcome
+}
+
+struct LoopContext<'a> {
+    config: &'a TrainConfig,
+    run: &'a RunDir,
+    weights: &'a SharedWeights,
+    stats: &'a SelfplayStats,
+    pause: &'a AtomicBool,
+    stop: &'a AtomicBool,
+    device: DeviceKind,
+}
+
+fn log(tb: &mut Option<TensorBoard>, tag: &str, value: f64, step: u64) -> anyhow::Result<()> {
+    match tb.as_mut() {
+        Some(tb) => tb.scalar(tag, value, step),
+        None => Ok(()),
+    }
+}
+
+fn learner_loop(
+    ctx: &LoopContext<'_>,
+    state: &mut State,
+    rx: &Receiver<GameRecord>,
+    tb: &mut Option<TensorBoard>,
+    progress: &mut Progress,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let config = ctx.config;
+    let sched = &config.schedule;
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
+    let started = Instant::now();
+    let elapsed_before = state.counters.elapsed_secs;
+    let elapsed = |c: &Counters| elapsed_before + started.elapsed().as_secs_f64() + 0.0 * c.elapsed_secs;
+    let mut window = RateWindow::new(ctx.stats);
+    let mut game_plies: Vec<u32> = Vec::new();
+    let mut last_checkpoint_step = state.meta.step;
+    loop {
+        // Drain finished games.
+        let mut got_any = false;
+        loop {
+            match rx.try_recv() {
+                Ok(record) => {
+                    got_any = true;
+                    ingest(state, record, &mut game_plies);
+                }
+                Err(_) => break,
+            }
+        }
+        let step = state.meta.step;
+        let time_up = sched.minutes > 0.0 && elapsed(&state.counters) >= sched.minutes * 60.0;
+        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+        let failed = ctx.stop.load(Ordering::SeqCst);
+        if step >= sched.max_steps || time_up || interrupted || failed {
+            if failed && !interrupted {
+                anyhow::bail!("self-play stopped unexpectedly");
+            }
+            break;
+        }
+        let allowed = (state.counters.new_samples as f64 * sched.samples_per_position) as u64;
+        let can_train = state.replay.len() >= config.replay.min_samples.max(1)
+            && state.counters.trained_samples + sched.batch_size as u64 <= allowed;
+        if !can_train {
+            if !got_any {
+                match rx.recv_timeout(Duration::from_millis(200)) {
+                    Ok(record) => ingest(state, record, &mut game_plies),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => anyhow::bail!("all self-play workers stopped"),
+                }
+            }
+            progress.waiting(state.replay.len(), config.replay.min_samples, &window.rates(state));
+            continue;
+        }
+        let samples = state.replay.sample(sched.batch_size, &mut rng);
+        let batch = to_batch(&samples);
+        let lr = sched.lr_at(step);
+        let losses = state.learner.step(&batch, lr)?;
+        state.meta.step += 1;
+        state.counters.trained_samples += batch.positions.len() as u64;
+        let step = state.meta.step;
+        if step % sched.sync_every_steps == 0 {
+            ctx.weights.set(state.learner.evaluator());
+        }
+        if step % config.log.every_steps == 0 {
+            let rates = window.rates(state);
+            let mean_plies = if game_plies.is_empty() {
+                0.0
+            } else {
+                game_plies.iter().map(|&p| p as f64).sum::<f64>() / game_plies.len() as f64
+            };
+            game_plies.clear();
+            for (tag, v) in [
+                ("loss/total", losses.total as f64),
+                ("loss/policy", losses.policy as f64),
+                ("loss/value", losses.value as f64),
+                ("loss/margin", losses.margin as f64),
+                ("train/lr", lr),
+                ("selfplay/positions_per_sec", rates.positions_per_sec),
+                ("selfplay/games_per_sec", rates.games_per_sec),
+                ("selfplay/sims_per_sec", rates.sims_per_sec),
+                ("selfplay/mean_game_plies", mean_plies),
+                ("replay/size", state.replay.len() as f64),
+                (
+                    "train/samples_per_position",
+                    state.counters.trained_samples as f64 / state.counters.new_samples.max(1) as f64,
+                ),
+                ("selfplay/games", state.meta.games as f64),
+            ] {
+                log(tb, tag, v, step)?;
+            }
+            progress.step(step, &losses, &rates, elapsed(&state.counters), state.meta.games);
+        }
+        if config.eval.every_steps > 0 && step % config.eval.every_steps == 0 {
+            // Evaluation needs a checkpoint to name; write one first.
+            state.counters.elapsed_secs = elapsed(&state.counters);
+            let dir = checkpoint(ctx, state)?;
+            last_checkpoint_step = step;
+            evaluate(ctx, state, &dir, tb, progress)?;
+        } else if step - last_checkpoint_step >= sched.checkpoint_every_steps {
+            state.counters.elapsed_secs = elapsed(&state.counters);
+            checkpoint(ctx, state)?;
+            last_checkpoint_step = step;
+        }
+        if let Some(tb) = tb.as_mut() {
+            if step % (config.log.every_steps * 10) == 0 {
+                tb.flush()?;
+            }
+        }
+    }
+    // Final checkpoint (and evaluation, unless the last step just had one).
+    ctx.stop.store(true, Ordering::SeqCst);
+    while let Ok(record) = rx.try_recv() {
+        ingest(state, record, &mut game_plies);
+    }
+    state.counters.elapsed_secs = elapsed(&state.counters);
+    if state.meta.step != last_checkpoint_step || state.meta.step == 0 {
+        let dir = checkpoint(ctx, state)?;
+        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+        if config.eval.every_steps > 0 && !interrupted && state.meta.step > 0 {
+            evaluate(ctx, state, &dir, tb, progress)?;
+        }
+    }
+    progress.note(&format!(
+        "stopped at step {} after {:.1} min; {} self-play games; latest checkpoint in {}",
+        state.meta.step,
+        state.counters.elapsed_secs / 60.0,
+        state.meta.games,
+        ctx.run.checkpoints().display()
+    ));
+    Ok(())
+}
+
+fn ingest(state: &mut State, record: GameRecord, plies: &mut Vec<u32>) {
+    state.meta.games += 1;
+    state.meta.positions += record.samples.len() as u64;
+    state.counters.new_samples += record.samples.len() as u64;
+    plies.push(record.moves.len() as u32);
+    state.replay.extend(record.samples);
+}
+
+fn to_batch(samples: &[Sample]) -> TrainBatch {
+    TrainBatch {
+        positions: samples.iter().map(|s| s.position).collect(),
+        policy: samples.iter().map(|s| s.policy).collect(),
+        value: samples.iter().map(|s| s.value).collect(),
+        margin: samples.iter().map(|s| s.margin).collect(),
+    }
+}
+
+/// Writes a checkpoint (weights, optimizer, counters, replay buffer) and points `latest` at
+/// it once it is complete. Self-play pauses meanwhile.
+fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBuf> {
+    let dir = ctx.run.checkpoint(state.meta.step);
+    state.counters.sims = ctx.stats.sims.load(Ordering::Relaxed);
+    state.meta.extra = serde_json::to_value(&state.counters)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("replacing {}", dir.display()))?;
+    }
+    save_checkpoint(&dir, &state.learner, &state.meta)
+        .with_context(|| format!("writing checkpoint {}", dir.display()))?;
+    state.replay.save(&dir.join(REPLAY_FILE))?;
+    ctx.run.set_latest(&dir)?;
+    ctx.run.prune(ctx.config.schedule.keep_checkpoints)?;
+    Ok(dir)
+}
+
+fn evaluate(
+    ctx: &LoopContext<'_>,
+    state: &mut State,
+    checkpoint_dir: &Path,
+    tb: &mut Option<TensorBoard>,
+    progress: &mut Progress,
+) -> anyhow::Result<()> {
+    ctx.pause.store(true, Ordering::SeqCst);
+    let eval_ctx = EvalContext {
+        config: &ctx.config.eval,
+        checkpoint: checkpoint_dir,
+        previous: state.counters.previous_eval_checkpoint.as_deref().map(Path::new),
+        step: state.meta.step,
+        elapsed_secs: state.counters.elapsed_secs,
+        games: state.meta.games,
+        device: ctx.device,
+        seed: ctx.config.schedule.seed ^ state.meta.step,
+    };
+    let result = run_evaluation(&eval_ctx, &mut |msg| progress.note(msg));
+    ctx.pause.store(false, Ordering::SeqCst);
+    let lines = result?;
+    for line in &lines {
+        ctx.run.append_eval(&line.to_json())?;
+        log(tb, &format!("eval/{}/score", line.opponent_tag()), line.score, state.meta.step)?;
+        log(tb, &format!("eval/{}/elo", line.opponent_tag()), line.elo, state.meta.step)?;
+        progress.eval(line);
+    }
+    if let Some(tb) = tb.as_mut() {
+        tb.flush()?;
+    }
+    state.meta.last_eval = serde_json::Value::Array(lines.iter().map(|l| l.to_json()).collect());
+    state.counters.previous_eval_checkpoint = Some(checkpoint_dir.display().to_string());
+    // Store the evaluation in the checkpoint's meta.json too.
+    checkpoint(ctx, state)?;
+    Ok(())
+}
+
+/// Self-play rates over a sliding window.
+pub struct RateWindow<'a> {
+    stats: &'a SelfplayStats,
+    since: Instant,
+    base: (u64, u64, u64, u64),
+}
+
+/// Rates for display and logging.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rates {
+    /// Training positions per second.
+    pub positions_per_sec: f64,
+    /// Games per second.
+    pub games_per_sec: f64,
+    /// Simulations per second.
+    pub sims_per_sec: f64,
+    /// Network evaluations per second.
+    pub evals_per_sec: f64,
+}
+
+impl<'a> RateWindow<'a> {
+    fn new(stats: &'a SelfplayStats) -> RateWindow<'a> {
+        RateWindow { stats, since: Instant::now(), base: (0, 0, 0, 0) }
+    }
+
+    fn rates(&mut self, state: &State) -> Rates {
+        let now = (
+            state.counters.new_samples,
+            self.stats.games.load(Ordering::Relaxed),
+            self.stats.sims.load(Ordering::Relaxed),
+            self.stats.evals.load(Ordering::Relaxed),
+        );
+        let dt = self.since.elapsed().as_secs_f64().max(1e-9);
+        let r = Rates {
+            positions_per_sec: now.0.saturating_sub(self.base.0) as f64 / dt,
+            games_per_sec: now.1.saturating_sub(self.base.1) as f64 / dt,
+            sims_per_sec: now.2.saturating_sub(self.base.2) as f64 / dt,
+            evals_per_sec: now.3.saturating_sub(self.base.3) as f64 / dt,
+        };
+        if dt > 30.0 {
+            self.since = Instant::now();
+            self.base = now;
+        }
+        r
+    }
+}
