@@ -29,7 +29,8 @@ fn batch(n: usize) -> TrainBatch {
         b.positions.push(pos);
         b.policy
             .push(mask.map(|l| if l { 1.0 / legal } else { 0.0 }));
-        b.value.push(if seed % 2 == 0 { 1.0 } else { -1.0 });
+        b.value
+            .push(if seed.is_multiple_of(2) { 1.0 } else { -1.0 });
         b.margin.push((seed % 21) as f32 / 48.0);
         seed ^= seed << 13;
         seed ^= seed >> 7;
