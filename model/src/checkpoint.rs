@@ -317,8 +317,12 @@ fn read_meta_file(dir: &Path) -> Result<MetaFile, CheckpointError> {
         });
     }
     let meta: MetaFile = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
-    meta.model.validate().map_err(bad)?;
-    meta.optim.validate().map_err(bad)?;
+    meta.model
+        .validate()
+        .map_err(|e| bad(format!("model.{e}")))?;
+    meta.optim
+        .validate()
+        .map_err(|e| bad(format!("optim.{e}")))?;
     Ok(meta)
 }
 

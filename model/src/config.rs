@@ -6,37 +6,72 @@ use burn::nn::LinearConfig;
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
-/// The shape of the policy-value network. Stored in every checkpoint's `meta.json`.
+/// The shape of the policy-value network. Stored in every checkpoint's `meta.json`, and the
+/// `[model]` section of a training config.
 ///
 /// input (`INPUT_SIZE`) → linear to `hidden` → relu → `blocks` residual blocks of width `hidden`
 /// → one linear to 8 outputs (6 policy logits, value, margin).
-#[derive(Config, Debug, PartialEq, Eq)]
+///
+/// It implements burn's [`Config`] trait (builders, `save`/`load`), with serde derived here
+/// rather than by burn's macro so that a missing key takes its default and an unknown key is an
+/// error (burn's generated serde does the opposite of both).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
-    /// Width of the trunk (units per layer).
-    #[config(default = 256)]
+    /// Width of the trunk (units per layer). Default 256.
     pub hidden: usize,
     /// Number of residual blocks in the trunk (each is one `hidden`×`hidden` linear layer).
-    #[config(default = 3)]
+    /// Default 3.
     pub blocks: usize,
 }
 
+impl Config for ModelConfig {}
+
 impl Default for ModelConfig {
     fn default() -> Self {
-        ModelConfig::new()
+        ModelConfig {
+            hidden: 256,
+            blocks: 3,
+        }
+    }
+}
+
+impl std::fmt::Display for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{{\"hidden\":{},\"blocks\":{}}}",
+            self.hidden, self.blocks
+        )
     }
 }
 
 impl ModelConfig {
-    /// Checks the ranges: `hidden` in 1..=4096, `blocks` in 0..=64. The error names the key.
+    /// The default shape (hidden 256, 3 blocks).
+    pub fn new() -> ModelConfig {
+        ModelConfig::default()
+    }
+
+    /// The same shape with trunk width `hidden`.
+    pub fn with_hidden(mut self, hidden: usize) -> ModelConfig {
+        self.hidden = hidden;
+        self
+    }
+
+    /// The same shape with `blocks` residual blocks.
+    pub fn with_blocks(mut self, blocks: usize) -> ModelConfig {
+        self.blocks = blocks;
+        self
+    }
+
+    /// Checks the ranges: `hidden` in 1..=4096, `blocks` in 0..=64. The error names the key
+    /// (without the section name).
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=4096).contains(&self.hidden) {
-            return Err(format!(
-                "model.hidden = {} is outside 1..=4096",
-                self.hidden
-            ));
+            return Err(format!("hidden = {} is outside 1..=4096", self.hidden));
         }
         if self.blocks > 64 {
-            return Err(format!("model.blocks = {} is outside 0..=64", self.blocks));
+            return Err(format!("blocks = {} is outside 0..=64", self.blocks));
         }
         Ok(())
     }
@@ -111,7 +146,7 @@ impl Default for OptimConfig {
 }
 
 impl OptimConfig {
-    /// Checks the ranges; the error names the key.
+    /// Checks the ranges; the error names the key (without the section name).
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.weight_decay) {
             return Err(format!(
@@ -131,5 +166,45 @@ impl OptimConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_config_serde() {
+        let c: ModelConfig = serde_json::from_str(r#"{"hidden": 64}"#).expect("partial");
+        assert_eq!(c, ModelConfig::new().with_hidden(64));
+        assert_eq!(c.blocks, 3);
+        let err = serde_json::from_str::<ModelConfig>(r#"{"hiden": 64}"#).expect_err("typo");
+        assert!(err.to_string().contains("hiden"), "{err}");
+        let back: ModelConfig = serde_json::from_str(&c.to_string()).expect("display is json");
+        assert_eq!(back, c);
+        assert_eq!(
+            ModelConfig::new().with_hidden(0).validate(),
+            Err("hidden = 0 is outside 1..=4096".to_string())
+        );
+        assert!(ModelConfig::new().validate().is_ok());
+    }
+
+    #[test]
+    fn optim_config_serde() {
+        let c: OptimConfig =
+            serde_json::from_str(r#"{"optimizer": "sgd", "momentum": 0.8}"#).expect("partial");
+        assert_eq!(c.optimizer, OptimizerKind::Sgd);
+        assert_eq!(c.weight_decay, OptimConfig::default().weight_decay);
+        assert!(serde_json::from_str::<OptimConfig>(r#"{"lr": 1}"#).is_err());
+        assert!(serde_json::from_str::<OptimConfig>(r#"{"optimizer": "rmsprop"}"#).is_err());
+        let bad = OptimConfig {
+            weight_decay: 2.0,
+            ..OptimConfig::default()
+        };
+        assert!(
+            bad.validate()
+                .expect_err("range")
+                .starts_with("weight_decay")
+        );
     }
 }

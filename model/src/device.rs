@@ -207,3 +207,34 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "wgpu"))]
+mod wgpu_tests {
+    use super::*;
+    use crate::{ModelConfig, NetEvaluator};
+    use oware_engine::Position;
+
+    /// On a machine with a GPU (or a software Vulkan/GL driver) the wgpu evaluator computes what
+    /// the CPU one does; elsewhere asking for the device is a clean error, not a panic.
+    #[test]
+    fn wgpu_matches_cpu_or_is_unavailable() {
+        match device(DeviceKind::Wgpu) {
+            Ok(gpu) => {
+                let cpu =
+                    NetEvaluator::random(&ModelConfig::new().with_hidden(32), &Device::flex());
+                let on_gpu = NetEvaluator::new(cpu.model(), cpu.config().clone(), &gpu);
+                let pos = [Position::start(); 3];
+                let a = cpu.raw_outputs(&pos);
+                let b = on_gpu.raw_outputs(&pos);
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(&b) {
+                    assert!((x - y).abs() < 1e-3, "{x} vs {y}");
+                }
+            }
+            Err(e) => {
+                assert!(matches!(e, DeviceError::Unavailable { .. }), "{e}");
+                eprintln!("wgpu unavailable here: {e}");
+            }
+        }
+    }
+}
