@@ -87,7 +87,7 @@ impl RunDir {
             .file_name()
             .and_then(|n| n.to_str())
             .with_context(|| format!("bad checkpoint path {}", checkpoint.display()))?;
-        write_atomic(&self.latest_pointer(), format!("{name}\n").as_bytes())
+        Ok(oware_model::write_latest(&self.checkpoints(), name)?)
     }
 
     /// Removes all but the newest `keep` checkpoints; never the one `latest` names, nor any in
@@ -127,44 +127,31 @@ impl RunDir {
 }
 
 /// Resolves a model path as players and `selfplay` accept it: a checkpoint folder (holding
-/// `meta.json`), or a run directory whose `checkpoints/latest` names one.
+/// `meta.json`), a checkpoints folder or a run directory (the checkpoint `latest` names).
 pub fn resolve_checkpoint(path: &Path) -> anyhow::Result<PathBuf> {
-    if path.join("meta.json").is_file() {
-        return Ok(path.to_path_buf());
-    }
-    if path.join("checkpoints").is_dir() {
-        return latest_checkpoint(path)?.with_context(|| {
-            format!(
-                "run directory {} has no complete checkpoint yet",
-                path.display()
-            )
-        });
-    }
     if !path.exists() {
         anyhow::bail!("{} does not exist", path.display());
     }
-    anyhow::bail!(
-        "{} is neither a checkpoint folder (with meta.json) nor a run directory (with checkpoints/)",
-        path.display()
-    )
+    oware_model::resolve_checkpoint(path).with_context(|| {
+        format!(
+            "{} is neither a checkpoint folder (with meta.json) nor a run directory with a complete checkpoint",
+            path.display()
+        )
+    })
 }
 
-/// The checkpoint that `root/checkpoints/latest` names, if the pointer exists.
+/// The checkpoint that `root/checkpoints/latest` names, if the pointer exists; an error if it
+/// is damaged or names a folder without `meta.json`.
 pub fn latest_checkpoint(root: &Path) -> anyhow::Result<Option<PathBuf>> {
-    let pointer = root.join("checkpoints").join("latest");
-    let name = match fs::read_to_string(&pointer) {
-        Ok(s) => s.trim().to_string(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", pointer.display())),
-    };
-    if name.is_empty() || name.contains('/') || name.contains("..") {
-        anyhow::bail!("{} is damaged: it names '{name}'", pointer.display());
+    let checkpoints = root.join(oware_model::CHECKPOINTS_DIR);
+    if !checkpoints.join(oware_model::LATEST_FILE).exists() {
+        return Ok(None);
     }
-    let dir = root.join("checkpoints").join(&name);
+    let dir = oware_model::read_latest(&checkpoints)?;
     if !dir.join("meta.json").is_file() {
         anyhow::bail!(
             "{} names {}, which has no meta.json",
-            pointer.display(),
+            checkpoints.join(oware_model::LATEST_FILE).display(),
             dir.display()
         );
     }
