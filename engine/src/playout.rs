@@ -1,6 +1,7 @@
 //! Uniform random playouts: the benchmark of the rules and the leaf value of rollout MCTS.
 
 use crate::game::{GameResult, adjudicate};
+use crate::moves::Move;
 use crate::position::Position;
 use rand::Rng;
 
@@ -28,10 +29,23 @@ impl KeyFilter {
     }
 }
 
+/// The index of the `k`-th set bit of `mask` (`k < mask.count_ones()`).
+#[inline]
+fn nth_bit(mut mask: u8, k: u32) -> usize {
+    for _ in 0..k {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros() as usize
+}
+
 /// Plays uniformly random legal moves from `pos` until the game ends, with the full rules
 /// (repetition since the last capture, ply limit). `seen` holds the keys of the positions since
 /// the last capture that led to `pos` (`pos` included), and is used as scratch space; `ply` is the
 /// number of plies already played. `pos` must be live. Returns the result.
+///
+/// Each ply draws one number, `rng.random_range(0..n)` over the `n: u32` legal moves in house
+/// order, generates moves once (as a bit mask), and scans the history for a repetition only when
+/// a 256-bit filter says the position may have been seen.
 pub fn random_playout<R: Rng + ?Sized>(
     mut pos: Position,
     seen: &mut Vec<u128>,
@@ -43,31 +57,23 @@ pub fn random_playout<R: Rng + ?Sized>(
     for &k in seen.iter() {
         filter.insert(k);
     }
-    let mut moves = pos.legal_moves();
+    let mut moves = pos.legal_mask();
     loop {
-        debug_assert!(!moves.is_empty(), "playout from a finished position");
-        let m = moves.as_slice()[rng.random_range(0..moves.len())];
+        debug_assert!(moves != 0, "playout from a finished position");
+        let k = rng.random_range(0..moves.count_ones());
+        let m = Move::from_relative(pos.to_move(), nth_bit(moves, k));
         let effect = pos.play_unchecked(m);
         ply += 1;
         if effect.captured > 0 {
             seen.clear();
             filter = KeyFilter::default();
-            if pos.has_winning_capture() {
-                return adjudicate(&mut pos, &[], ply, max_plies)
-                    .unwrap_or_else(|| unreachable!("a winning capture always ends the game"));
-            }
         }
-        moves = pos.legal_moves();
+        moves = pos.legal_mask();
         let key = pos.key();
-        let ended = moves.is_empty()
-            || (filter.may_contain(key) && seen.contains(&key))
-            || ply >= max_plies;
-        if ended {
-            let result = adjudicate(&mut pos, seen, ply, max_plies);
-            debug_assert!(result.is_some());
-            if let Some(r) = result {
-                return r;
-            }
+        let ended =
+            moves == 0 || ply >= max_plies || (filter.may_contain(key) && seen.contains(&key));
+        if ended && let Some(result) = adjudicate(&mut pos, seen, ply, max_plies) {
+            return result;
         }
         filter.insert(key);
         seen.push(key);
@@ -93,7 +99,7 @@ mod tests {
             let mut g = Game::new();
             while !g.is_over() {
                 let moves = g.legal_moves();
-                let m = moves.as_slice()[rng.random_range(0..moves.len())];
+                let m = moves.as_slice()[rng.random_range(0..moves.len() as u32) as usize];
                 g.play_unchecked(m);
             }
             assert_eq!(Some(r), g.result(), "seed {seed}");

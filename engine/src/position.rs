@@ -127,18 +127,34 @@ impl Position {
     #[inline]
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
+        let mut mask = self.legal_mask();
+        while mask != 0 {
+            list.push(Move::from_relative(
+                self.to_move,
+                mask.trailing_zeros() as usize,
+            ));
+            mask &= mask - 1;
+        }
+        list
+    }
+
+    /// The legal moves as a bit mask over the mover's houses (bit `i` = policy index `i`, the
+    /// same set as [`Position::legal_moves`]); 0 when the game is over by capture count or the
+    /// side to move cannot move.
+    #[inline]
+    pub fn legal_mask(&self) -> u8 {
         if self.has_winning_capture() {
-            return list;
+            return 0;
         }
         let me = self.to_move.row_start();
         let must_feed = self.row_seeds(!self.to_move) == 0;
+        let mut mask = 0u8;
         for i in 0..6 {
             let seeds = self.board[me + i];
-            if seeds > 0 && (!must_feed || seeds as usize >= 6 - i) {
-                list.push(Move::from_relative(self.to_move, i));
-            }
+            let ok = seeds > 0 && (!must_feed || seeds as usize >= 6 - i);
+            mask |= (ok as u8) << i;
         }
-        list
+        mask
     }
 
     /// Whether `m` is legal here; the reason when it is not.

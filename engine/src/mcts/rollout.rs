@@ -3,9 +3,7 @@
 
 use super::tree::{NodeState, Tree};
 use crate::game::Game;
-use crate::game::{GameResult, adjudicate};
 use crate::moves::Move;
-use crate::position::{Position, WINNING_CAPTURE};
 use rand::Rng;
 
 /// The default UCT exploration constant (values are in [-1, 1]).
@@ -114,7 +112,7 @@ impl RolloutSearch {
                     if node != 0 && n.visits == 0 {
                         self.scratch.clear();
                         self.scratch.extend_from_slice(tree.line_history());
-                        let r = playout(
+                        let r = crate::playout::random_playout(
                             n.pos,
                             &mut self.scratch,
                             tree.line_ply(),
@@ -165,107 +163,4 @@ fn select_ucb(tree: &Tree, node: u32, c: f32) -> u32 {
         }
     }
     best as u32
-}
-
-/// A bit of a 64-bit filter for a position key.
-#[inline]
-fn filter_bit(key: u128) -> u64 {
-    let h = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    1u64 << (h >> 58)
-}
-
-/// A uniform random playout from the live position `pos` to the end of the game, with the same
-/// rules and result as [`crate::random_playout`] (`seen`: the keys since the last capture, `pos`
-/// included, used as scratch; `ply`: plies already played), but faster: one move generation per
-/// ply, and a 64-bit filter in front of the repetition scan.
-fn playout<R: Rng + ?Sized>(
-    mut pos: Position,
-    seen: &mut Vec<u128>,
-    mut ply: u32,
-    max_plies: u32,
-    rng: &mut R,
-) -> GameResult {
-    let mut filter = 0u64;
-    for &k in seen.iter() {
-        filter |= filter_bit(k);
-    }
-    let mut moves = legal_mask(&pos);
-    loop {
-        let k = rng.random_range(0..moves.count_ones());
-        let m = Move::from_relative(pos.to_move(), nth_bit(moves, k));
-        let effect = pos.play_unchecked(m);
-        ply += 1;
-        if effect.captured > 0 {
-            seen.clear();
-            filter = 0;
-        }
-        moves = legal_mask(&pos);
-        let key = pos.key();
-        let bit = filter_bit(key);
-        let ended = moves == 0 || ply >= max_plies || (filter & bit != 0 && seen.contains(&key));
-        if ended && let Some(result) = adjudicate(&mut pos, seen, ply, max_plies) {
-            return result;
-        }
-        seen.push(key);
-        filter |= bit;
-    }
-}
-
-/// The legal moves of `pos` as a bit mask over policy indices (bit `i` = the mover's house `i`),
-/// in the same order as [`Position::legal_moves`]; 0 when the game is over by capture or the
-/// mover cannot move.
-#[inline]
-fn legal_mask(pos: &Position) -> u8 {
-    let captured = pos.captured();
-    if captured[0] >= WINNING_CAPTURE || captured[1] >= WINNING_CAPTURE {
-        return 0;
-    }
-    let board = pos.board();
-    let me = pos.to_move().row_start();
-    let them = (!pos.to_move()).row_start();
-    let must_feed = board[them..them + 6].iter().all(|&s| s == 0);
-    let mut mask = 0u8;
-    for i in 0..6 {
-        let seeds = board[me + i];
-        let ok = seeds > 0 && (!must_feed || seeds as usize >= 6 - i);
-        mask |= (ok as u8) << i;
-    }
-    mask
-}
-
-/// The index of the `k`-th set bit of `mask` (`k < mask.count_ones()`).
-#[inline]
-fn nth_bit(mut mask: u8, k: u32) -> usize {
-    for _ in 0..k {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as usize
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::DEFAULT_MAX_PLIES;
-    use crate::playout::random_playout;
-    use rand::SeedableRng;
-    use rand::rngs::SmallRng;
-
-    /// The fast playout follows the same rules: replaying its random choices through
-    /// `random_playout` with the same generator gives the same game end. Both draw one number
-    /// per ply from `0..moves`, so the same seed makes the same game.
-    #[test]
-    fn fast_playout_matches_the_reference() {
-        for seed in 0..300 {
-            for max_plies in [DEFAULT_MAX_PLIES, 40] {
-                let start = Position::start();
-                let mut a = SmallRng::seed_from_u64(seed);
-                let mut b = SmallRng::seed_from_u64(seed);
-                let mut seen_a = vec![start.key()];
-                let mut seen_b = vec![start.key()];
-                let ra = playout(start, &mut seen_a, 0, max_plies, &mut a);
-                let rb = random_playout(start, &mut seen_b, 0, max_plies, &mut b);
-                assert_eq!(ra, rb, "seed {seed}");
-            }
-        }
-    }
 }
