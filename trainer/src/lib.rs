@@ -10,10 +10,12 @@ pub mod config;
 pub mod eval;
 pub mod players;
 pub mod progress;
+pub mod rates;
 pub mod replay;
 pub mod report;
 pub mod rundir;
 pub mod selfplay;
+pub mod state;
 pub mod tensorboard;
 pub mod train;
 

@@ -3,7 +3,7 @@
 
 use crate::config::TrainConfig;
 use crate::eval::EvalLine;
-use crate::train::Rates;
+use crate::rates::Rates;
 use oware_model::Losses;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;

@@ -5,24 +5,20 @@
 use crate::config::TrainConfig;
 use crate::eval::{EvalContext, run_evaluation};
 use crate::progress::Progress;
-use crate::replay::{ReplayBuffer, Sample};
+use crate::rates::RateWindow;
+use crate::replay::Sample;
 use crate::rundir::RunDir;
 use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
+use crate::state::{Counters, State, fresh_state, load_state, save_state};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
-use oware_model::{
-    CheckpointMeta, DeviceKind, Learner, TrainBatch, load_checkpoint, save_checkpoint,
-};
+use oware_model::{DeviceKind, TrainBatch};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
-
-/// The replay buffer's file inside a checkpoint folder.
-pub const REPLAY_FILE: &str = "replay.bin";
 
 /// How `oware train` was asked to run.
 #[derive(Clone, Debug)]
@@ -41,28 +37,6 @@ pub struct TrainOptions {
     pub quiet: bool,
 }
 
-/// The trainer's counters saved in each checkpoint's `meta.json` (`extra`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Counters {
-    /// Wall-clock seconds of training so far, over all resumes.
-    pub elapsed_secs: f64,
-    /// Samples the learner has trained on.
-    pub trained_samples: u64,
-    /// Training samples produced by self-play.
-    pub new_samples: u64,
-    /// Simulations run by self-play.
-    pub sims: u64,
-    /// Moves played by self-play.
-    pub moves: u64,
-    /// The previous evaluated checkpoint (for `eval.vs_previous`).
-    pub previous_eval_checkpoint: Option<String>,
-    /// How many times the run has been (re)started. The random streams (self-play workers, the
-    /// learner's sampling) are derived from `[schedule] seed`, this count and the step, so a
-    /// resumed run does not replay the random choices it made before.
-    pub starts: u64,
-}
-
 /// Set by Ctrl-C: finish the current step, checkpoint and exit.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -70,65 +44,6 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub fn install_ctrl_c() -> anyhow::Result<()> {
     ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst))
         .context("installing the Ctrl-C handler")
-}
-
-struct State {
-    learner: Learner,
-    replay: ReplayBuffer,
-    meta: CheckpointMeta,
-    counters: Counters,
-}
-
-fn fresh_state(config: &TrainConfig, device: &oware_model::Device) -> State {
-    State {
-        learner: Learner::new(&config.model, &config.optimizer, device),
-        replay: ReplayBuffer::new(config.replay.capacity),
-        meta: CheckpointMeta::default(),
-        counters: Counters::default(),
-    }
-}
-
-fn load_state(
-    run: &RunDir,
-    config: &TrainConfig,
-    device: &oware_model::Device,
-) -> anyhow::Result<State> {
-    let Some(dir) = run.latest()? else {
-        anyhow::bail!(
-            "{} has no checkpoint to resume from (checkpoints/latest is missing)",
-            run.root().display()
-        );
-    };
-    let (learner, meta) = load_checkpoint(&dir, device)
-        .with_context(|| format!("loading checkpoint {}", dir.display()))?;
-    if learner.config() != &config.model {
-        anyhow::bail!(
-            "checkpoint {} holds a network of another shape ({:?}) than [model] in the config ({:?})",
-            dir.display(),
-            learner.config(),
-            config.model
-        );
-    }
-    let replay_path = dir.join(REPLAY_FILE);
-    let mut replay = if replay_path.exists() {
-        ReplayBuffer::load(&replay_path)?
-    } else {
-        ReplayBuffer::new(config.replay.capacity)
-    };
-    if replay.capacity() != config.replay.capacity {
-        let mut resized = ReplayBuffer::new(config.replay.capacity);
-        let mut rng = SmallRng::seed_from_u64(0);
-        let keep = replay.len().min(config.replay.capacity);
-        resized.extend(replay.sample(keep, &mut rng));
-        replay = resized;
-    }
-    let counters: Counters = serde_json::from_value(meta.extra.clone()).unwrap_or_default();
-    Ok(State {
-        learner,
-        replay,
-        meta,
-        counters,
-    })
 }
 
 /// Runs `oware train` to its end (time or step limit, or Ctrl-C).
@@ -302,7 +217,7 @@ fn learner_loop(
             progress.waiting(
                 state.replay.len(),
                 config.replay.min_samples,
-                &window.rates(state),
+                &window.rates(state.counters.new_samples),
             );
             continue;
         }
@@ -317,7 +232,7 @@ fn learner_loop(
             ctx.weights.set(state.learner.evaluator());
         }
         if step.is_multiple_of(config.log.every_steps) {
-            let rates = window.rates(state);
+            let rates = window.rates(state.counters.new_samples);
             let mean_plies = if game_plies.is_empty() {
                 0.0
             } else {
@@ -409,29 +324,6 @@ fn to_batch(samples: &[Sample]) -> TrainBatch {
     }
 }
 
-/// Writes a checkpoint (weights, optimizer, counters, replay buffer) and points `latest` at
-/// it once it is complete. Self-play pauses meanwhile.
-fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBuf> {
-    let dir = ctx.run.checkpoint(state.meta.step);
-    state.counters.sims = ctx.stats.sims.load(Ordering::Relaxed);
-    state.meta.extra = serde_json::to_value(&state.counters)?;
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("replacing {}", dir.display()))?;
-    }
-    save_checkpoint(&dir, &state.learner, &state.meta)
-        .with_context(|| format!("writing checkpoint {}", dir.display()))?;
-    state.replay.save(&dir.join(REPLAY_FILE))?;
-    ctx.run.set_latest(&dir)?;
-    let previous = state
-        .counters
-        .previous_eval_checkpoint
-        .as_deref()
-        .map(Path::new);
-    ctx.run
-        .prune(ctx.config.schedule.keep_checkpoints, previous.as_slice())?;
-    Ok(dir)
-}
-
 fn evaluate(
     ctx: &LoopContext<'_>,
     state: &mut State,
@@ -483,53 +375,8 @@ fn evaluate(
     Ok(())
 }
 
-/// Self-play rates over a sliding window.
-pub struct RateWindow<'a> {
-    stats: &'a SelfplayStats,
-    since: Instant,
-    base: (u64, u64, u64, u64),
-}
-
-/// Rates for display and logging.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Rates {
-    /// Training positions per second.
-    pub positions_per_sec: f64,
-    /// Games per second.
-    pub games_per_sec: f64,
-    /// Simulations per second.
-    pub sims_per_sec: f64,
-    /// Network evaluations per second.
-    pub evals_per_sec: f64,
-}
-
-impl<'a> RateWindow<'a> {
-    fn new(stats: &'a SelfplayStats) -> RateWindow<'a> {
-        RateWindow {
-            stats,
-            since: Instant::now(),
-            base: (0, 0, 0, 0),
-        }
-    }
-
-    fn rates(&mut self, state: &State) -> Rates {
-        let now = (
-            state.counters.new_samples,
-            self.stats.games.load(Ordering::Relaxed),
-            self.stats.sims.load(Ordering::Relaxed),
-            self.stats.evals.load(Ordering::Relaxed),
-        );
-        let dt = self.since.elapsed().as_secs_f64().max(1e-9);
-        let r = Rates {
-            positions_per_sec: now.0.saturating_sub(self.base.0) as f64 / dt,
-            games_per_sec: now.1.saturating_sub(self.base.1) as f64 / dt,
-            sims_per_sec: now.2.saturating_sub(self.base.2) as f64 / dt,
-            evals_per_sec: now.3.saturating_sub(self.base.3) as f64 / dt,
-        };
-        if dt > 30.0 {
-            self.since = Instant::now();
-            self.base = now;
-        }
-        r
-    }
+/// Checkpoints the run, recording the self-play simulation count first.
+fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBuf> {
+    state.counters.sims = ctx.stats.sims.load(Ordering::Relaxed);
+    save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints)
 }
