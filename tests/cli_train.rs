@@ -159,6 +159,8 @@ fn resume_continues_from_the_saved_step() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(meta(&run)["step"], 12);
     let games_before = meta(&run)["games"].as_u64().expect("games");
+    let sims_before = meta(&run)["extra"]["sims"].as_u64().expect("sims");
+    assert!(sims_before > 0);
     // A second plain `train` on the same directory refuses to overwrite it.
     let out = train_tiny(&run, &[]);
     assert!(!out.status.success());
@@ -176,6 +178,8 @@ fn resume_continues_from_the_saved_step() {
     let m = meta(&run);
     assert_eq!(m["step"], 24);
     assert!(m["games"].as_u64().expect("games") >= games_before);
+    assert!(m["extra"]["sims"].as_u64().expect("sims") > sims_before, "counters carry over");
+    assert!(m["extra"]["moves"].as_u64().expect("moves") > 0);
     // The resumed process logged its own steps, after the saved one.
     let files = event_files(&run).expect("list");
     assert_eq!(files.len(), 2);

@@ -136,6 +136,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
             pause: &pause,
             stop: &stop,
             device: opts.device,
+            base_sims_moves: (state.counters.sims, state.counters.moves),
         };
         let result = learner_loop(&ctx, &mut state, &rx, &mut tb, &mut progress, seed);
         stop.store(true, Ordering::SeqCst);
@@ -156,6 +157,8 @@ struct LoopContext<'a> {
     pause: &'a AtomicBool,
     stop: &'a AtomicBool,
     device: DeviceKind,
+    /// Simulations and moves counted by earlier processes of this run (before a resume).
+    base_sims_moves: (u64, u64),
 }
 
 fn log(tb: &mut Option<TensorBoard>, tag: &str, value: f64, step: u64) -> anyhow::Result<()> {
@@ -375,8 +378,10 @@ fn evaluate(
     Ok(())
 }
 
-/// Checkpoints the run, recording the self-play simulation count first.
+/// Checkpoints the run, recording the self-play simulation and move counts first.
 fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBuf> {
-    state.counters.sims = ctx.stats.sims.load(Ordering::Relaxed);
+    let (sims, moves) = ctx.base_sims_moves;
+    state.counters.sims = sims + ctx.stats.sims.load(Ordering::Relaxed);
+    state.counters.moves = moves + ctx.stats.moves.load(Ordering::Relaxed);
     save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints)
 }
