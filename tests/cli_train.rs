@@ -178,7 +178,10 @@ fn resume_continues_from_the_saved_step() {
     let m = meta(&run);
     assert_eq!(m["step"], 24);
     assert!(m["games"].as_u64().expect("games") >= games_before);
-    assert!(m["extra"]["sims"].as_u64().expect("sims") > sims_before, "counters carry over");
+    assert!(
+        m["extra"]["sims"].as_u64().expect("sims") > sims_before,
+        "counters carry over"
+    );
     assert!(m["extra"]["moves"].as_u64().expect("moves") > 0);
     // The resumed process logged its own steps, after the saved one.
     let files = event_files(&run).expect("list");

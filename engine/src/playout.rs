@@ -5,16 +5,16 @@ use crate::moves::Move;
 use crate::position::Position;
 use rand::Rng;
 
-/// A 256-bit filter over position keys: a clear bit proves a key was not seen, so the exact
+/// A 1024-bit filter over position keys: a clear bit proves a key was not seen, so the exact
 /// (linear) search of the history runs only on a possible hit.
 #[derive(Default)]
-struct KeyFilter([u64; 4]);
+struct KeyFilter([u64; 16]);
 
 impl KeyFilter {
     #[inline]
     fn bit(key: u128) -> (usize, u64) {
         let h = ((key as u64) ^ ((key >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let b = (h >> 56) as usize;
+        let b = (h >> 54) as usize;
         (b >> 6, 1u64 << (b & 63))
     }
     #[inline]
@@ -45,7 +45,7 @@ fn nth_bit(mut mask: u8, k: u32) -> usize {
 ///
 /// Each ply draws one number, `rng.random_range(0..n)` over the `n: u32` legal moves in house
 /// order, generates moves once (as a bit mask), and scans the history for a repetition only when
-/// a 256-bit filter says the position may have been seen.
+/// a 1024-bit filter says the position may have been seen.
 pub fn random_playout<R: Rng + ?Sized>(
     mut pos: Position,
     seen: &mut Vec<u128>,
