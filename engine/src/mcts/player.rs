@@ -79,15 +79,7 @@ impl Player for RolloutMctsPlayer {
         let rng = &mut self.rng;
         let total = budgeted(self.sims, limits, |n| last = search.run(n, rng));
         let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        let v = r.visits;
-        Choice {
-            mv: r.mv,
-            value: Some(r.value),
-            info: format!(
-                "sims {total} value {:.3} visits {} {} {} {} {} {}",
-                r.value, v[0], v[1], v[2], v[3], v[4], v[5]
-            ),
-        }
+        choice(r.mv, r.value, r.visits, total)
     }
 
     fn new_game(&mut self) {
@@ -154,18 +146,23 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
             last = search.run(evaluator, n, false, rng)
         });
         let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        let v = r.visits;
-        Choice {
-            mv: r.mv,
-            value: Some(r.value),
-            info: format!(
-                "sims {total} value {:.3} visits {} {} {} {} {} {}",
-                r.value, v[0], v[1], v[2], v[3], v[4], v[5]
-            ),
-        }
+        choice(r.mv, r.value, r.visits, total)
     }
 
     fn new_game(&mut self) {
         self.search.reset(&Game::new());
+    }
+}
+
+/// A player's answer from a search: the move, the root value and a one-line summary.
+fn choice(mv: crate::moves::Move, value: f32, visits: [u32; 6], sims: u32) -> Choice {
+    let v = visits;
+    Choice {
+        mv,
+        value: Some(value),
+        info: format!(
+            "sims {sims} value {value:.3} visits {} {} {} {} {} {}",
+            v[0], v[1], v[2], v[3], v[4], v[5]
+        ),
     }
 }
