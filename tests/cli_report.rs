@@ -2,33 +2,11 @@
 //! of the right size with the curves in it and a table on stdout; damaged, empty and missing
 //! logs are clear errors that name the file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_oware");
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-it-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn oware(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("runs the binary")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use common::{oware, scratch, text};
 
 fn eval_line(
     step: u64,
@@ -98,7 +76,7 @@ fn decode(path: &Path) -> image::RgbImage {
 
 #[test]
 fn report_draws_the_curve_and_prints_a_table() {
-    let run = scratch("ok");
+    let run = scratch("report-ok");
     write_log(&run);
     let out = oware(&["report", run.to_str().expect("utf-8")]);
     assert!(out.status.success(), "{}", text(&out));
@@ -144,7 +122,7 @@ fn report_draws_the_curve_and_prints_a_table() {
 
 #[test]
 fn damaged_or_missing_logs_are_clear_errors() {
-    let run = scratch("bad");
+    let run = scratch("report-bad");
     write_log(&run);
     let log = run.join("eval.jsonl");
     let mut content = std::fs::read_to_string(&log).expect("log");
