@@ -39,24 +39,34 @@ pub fn moves_part(line: &str) -> &str {
     line.split_once('\t').map_or(line, |(moves, _)| moves)
 }
 
-/// Replays one line: the JSON object for it, and whether it was legal throughout.
-pub fn replay_line(line: &str) -> (Value, bool) {
-    let line = moves_part(line);
-    let tokens: Vec<&str> = line.split_whitespace().collect();
+/// Plays the moves of one line from the start; with `states`, pushes the JSON state after each
+/// ply (the start state included). Stops at the first token that is not a legal move.
+fn play_line(tokens: &[&str], mut states: Option<&mut Vec<Value>>) -> Result<Game, GameError> {
     let mut game = Game::new();
-    let mut states = vec![state_json(&game)];
-    for token in &tokens {
-        let ply = game.ply();
-        let played = token
-            .parse()
-            .map_err(|source| GameError::Parse { ply, source })
-            .and_then(|m| game.play(m));
-        if let Err(e) = played {
-            return (json!({ "moves": tokens, "error": e.to_string() }), false);
-        }
+    if let Some(states) = states.as_deref_mut() {
         states.push(state_json(&game));
     }
-    (json!({ "moves": tokens, "states": states }), true)
+    for token in tokens {
+        let ply = game.ply();
+        let mv = token
+            .parse()
+            .map_err(|source| GameError::Parse { ply, source })?;
+        game.play(mv)?;
+        if let Some(states) = states.as_deref_mut() {
+            states.push(state_json(&game));
+        }
+    }
+    Ok(game)
+}
+
+/// Replays one line: the JSON object for it, and whether it was legal throughout.
+pub fn replay_line(line: &str) -> (Value, bool) {
+    let tokens: Vec<&str> = moves_part(line).split_whitespace().collect();
+    let mut states = Vec::with_capacity(tokens.len() + 1);
+    match play_line(&tokens, Some(&mut states)) {
+        Ok(_) => (json!({ "moves": tokens, "states": states }), true),
+        Err(e) => (json!({ "moves": tokens, "error": e.to_string() }), false),
+    }
 }
 
 /// Runs `oware replay`.
@@ -67,24 +77,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut all_ok = true;
     for (n, line) in stdin.lock().lines().enumerate() {
         let line = line.with_context(|| format!("reading line {} of stdin", n + 1))?;
-        let (value, ok) = replay_line(&line);
-        all_ok &= ok;
         if args.json {
+            let (value, ok) = replay_line(&line);
+            all_ok &= ok;
             writeln!(out, "{value}")?;
-        } else if ok {
-            let game = Game::replay(moves_part(&line).split_whitespace())
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            writeln!(out, "{}", game.position())?;
-            match game.result() {
-                Some(r) => writeln!(out, "{r}")?,
-                None => writeln!(out, "ply {}, {} to move", game.ply(), game.to_move())?,
+            continue;
+        }
+        let tokens: Vec<&str> = moves_part(&line).split_whitespace().collect();
+        match play_line(&tokens, None) {
+            Ok(game) => {
+                writeln!(out, "{}", game.position())?;
+                match game.result() {
+                    Some(r) => writeln!(out, "{r}")?,
+                    None => writeln!(out, "ply {}, {} to move", game.ply(), game.to_move())?,
+                }
             }
-        } else {
-            let msg = value
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("illegal move");
-            writeln!(out, "line {}: {msg}", n + 1)?;
+            Err(e) => {
+                all_ok = false;
+                writeln!(out, "line {}: {e}", n + 1)?;
+            }
         }
     }
     out.flush()?;

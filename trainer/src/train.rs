@@ -9,7 +9,7 @@ use crate::rates::RateWindow;
 use crate::replay::Sample;
 use crate::rundir::RunDir;
 use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
-use crate::state::{Counters, State, fresh_state, load_state, save_state};
+use crate::state::{State, fresh_state, load_state, save_state};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
 use oware_model::{DeviceKind, TrainBatch};
@@ -181,8 +181,7 @@ fn learner_loop(
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
     let started = Instant::now();
     let elapsed_before = state.counters.elapsed_secs;
-    let elapsed =
-        |c: &Counters| elapsed_before + started.elapsed().as_secs_f64() + 0.0 * c.elapsed_secs;
+    let elapsed = || elapsed_before + started.elapsed().as_secs_f64();
     let mut window = RateWindow::new(ctx.stats);
     let mut game_plies: Vec<u32> = Vec::new();
     let mut last_checkpoint_step = state.meta.step;
@@ -195,7 +194,7 @@ fn learner_loop(
             ingest(state, record, &mut game_plies);
         }
         let step = state.meta.step;
-        let time_up = sched.minutes > 0.0 && elapsed(&state.counters) >= sched.minutes * 60.0;
+        let time_up = sched.minutes > 0.0 && elapsed() >= sched.minutes * 60.0;
         let interrupted = INTERRUPTED.load(Ordering::SeqCst);
         let failed = ctx.stop.load(Ordering::SeqCst);
         if step >= sched.max_steps || time_up || interrupted || failed {
@@ -226,7 +225,7 @@ fn learner_loop(
         }
         let samples = state.replay.sample(sched.batch_size, &mut rng);
         let batch = to_batch(&samples);
-        let lr = sched.lr_at(step, sched.progress(step, elapsed(&state.counters)));
+        let lr = sched.lr_at(step, sched.progress(step, elapsed()));
         let losses = state.learner.step(&batch, lr)?;
         state.meta.step += 1;
         state.counters.trained_samples += batch.positions.len() as u64;
@@ -262,23 +261,17 @@ fn learner_loop(
             ] {
                 log(tb, tag, v, step)?;
             }
-            progress.step(
-                step,
-                &losses,
-                &rates,
-                elapsed(&state.counters),
-                state.meta.games,
-            );
+            progress.step(step, &losses, &rates, elapsed(), state.meta.games);
         }
         if config.eval.every_steps > 0 && step.is_multiple_of(config.eval.every_steps) {
             // Evaluation needs a checkpoint to name; write one first.
-            state.counters.elapsed_secs = elapsed(&state.counters);
+            state.counters.elapsed_secs = elapsed();
             let dir = checkpoint(ctx, state)?;
             last_checkpoint_step = step;
             last_eval_step = step;
             evaluate(ctx, state, &dir, tb, progress)?;
         } else if step - last_checkpoint_step >= sched.checkpoint_every_steps {
-            state.counters.elapsed_secs = elapsed(&state.counters);
+            state.counters.elapsed_secs = elapsed();
             checkpoint(ctx, state)?;
             last_checkpoint_step = step;
         }
@@ -294,7 +287,7 @@ fn learner_loop(
     while let Ok(record) = rx.try_recv() {
         ingest(state, record, &mut game_plies);
     }
-    state.counters.elapsed_secs = elapsed(&state.counters);
+    state.counters.elapsed_secs = elapsed();
     let dir = checkpoint(ctx, state)?;
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
     if config.eval.every_steps > 0 && !interrupted && state.meta.step > last_eval_step {
