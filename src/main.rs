@@ -1,7 +1,6 @@
 //! `oware`: train, pit and play Oware (Abapa) with self-play reinforcement learning.
 
 mod cli;
-mod players;
 
 use std::process::ExitCode;
 

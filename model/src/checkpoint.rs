@@ -93,6 +93,21 @@ pub enum CheckpointError {
         /// The file.
         path: PathBuf,
     },
+    /// A model path given by a user does not exist.
+    #[error("{} does not exist", path.display())]
+    NotFound {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A model path given by a user is neither a checkpoint nor a run directory.
+    #[error(
+        "{} is neither a checkpoint folder (with meta.json) nor a run directory with a complete checkpoint",
+        path.display()
+    )]
+    NotACheckpoint {
+        /// The path.
+        path: PathBuf,
+    },
     /// Reading or writing failed.
     #[error("{}: {source}", path.display())]
     Io {

@@ -65,6 +65,11 @@ pub fn read_latest(checkpoints_dir: &Path) -> Result<PathBuf, CheckpointError> {
 /// else the one its `latest` names (a checkpoints directory); else the one
 /// `path/checkpoints/latest` names (a run directory).
 pub fn resolve_checkpoint(path: &Path) -> Result<PathBuf, CheckpointError> {
+    if !path.exists() {
+        return Err(CheckpointError::NotFound {
+            path: path.to_path_buf(),
+        });
+    }
     if path.join(META_FILE).is_file() {
         return Ok(path.to_path_buf());
     }
@@ -75,12 +80,8 @@ pub fn resolve_checkpoint(path: &Path) -> Result<PathBuf, CheckpointError> {
     if nested.join(LATEST_FILE).is_file() {
         return read_latest(&nested);
     }
-    Err(CheckpointError::MissingFile {
-        path: if path.is_dir() {
-            path.join(META_FILE)
-        } else {
-            path.to_path_buf()
-        },
+    Err(CheckpointError::NotACheckpoint {
+        path: path.to_path_buf(),
     })
 }
 

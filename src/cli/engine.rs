@@ -5,11 +5,11 @@
 //! one line `error ...`; the engine keeps its last valid position and goes on. Empty lines are
 //! ignored; end of input ends the engine like `quit`.
 
-use crate::players::build_player;
 use anyhow::Context;
 use oware_engine::alphabeta::MAX_PLY;
 use oware_engine::spec::PlayerSpec;
 use oware_engine::{Game, GameError, Limits, Player};
+use oware_players::build_player;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 

@@ -12,13 +12,13 @@
 //! everything after the tab.
 
 use super::device::parse_device;
-use crate::players::PlayerBuilder;
 use anyhow::Context;
 use oware_engine::arena::{GameOutcome, MatchOptions, MatchSummary, play_match};
 use oware_engine::elo::MatchScore;
 use oware_engine::spec::PlayerSpec;
 use oware_engine::{DEFAULT_MAX_PLIES, Side};
 use oware_model::DeviceKind;
+use oware_players::PlayerBuilder;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};

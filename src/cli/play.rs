@@ -2,7 +2,6 @@
 
 mod board;
 mod command;
-mod default_ai;
 mod record;
 mod session;
 mod thinking;
@@ -54,17 +53,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
     });
-    let default_spec = default_ai::default_ai_spec(Path::new("runs"));
+    let default_spec = oware_players::default_ai_spec(Path::new("runs"));
     let spec = args.ai.unwrap_or_else(|| default_spec.clone());
     let (ai, hints) = if is_no_ai(&spec) {
         let hints = HintSource {
             spec: default_spec,
             seed,
-            build: crate::players::build_player_from_str,
+            build: oware_players::build_player_from_str,
         };
         (None, Some(hints))
     } else {
-        let player = crate::players::build_player_from_str(&spec, seed)
+        let player = oware_players::build_player_from_str(&spec, seed)
             .with_context(|| format!("cannot build the AI player '{spec}'"))?;
         (Some(player), None)
     };

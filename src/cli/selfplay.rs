@@ -4,8 +4,8 @@
 use super::device::parse_device;
 use anyhow::Context;
 use oware_model::{DeviceKind, NetEvaluator};
+use oware_players::load_network;
 use oware_trainer::TrainConfig;
-use oware_trainer::players::load_network;
 use oware_trainer::selfplay::{
     GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker,
 };

@@ -2,11 +2,11 @@
 //! opponents and the previous evaluated checkpoint, in paired-opening matches.
 
 use crate::config::EvalConfig;
-use crate::players::{PlayerBuilder, load_network};
 use oware_engine::arena::{MatchOptions, MatchSummary, play_match};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
 use oware_model::DeviceKind;
+use oware_players::{PlayerBuilder, load_network};
 use serde_json::json;
 use std::path::Path;
 

@@ -3,12 +3,11 @@
 //! Everything that turns self-play into a stronger network: the training configuration,
 //! self-play workers running the batched MCTS driver, the replay buffer, the learner loop,
 //! evaluation matches, the run directory with atomic checkpoints and resume, TensorBoard
-//! logging, the players built from spec strings, and the report that plots a run's
+//! logging, and the report that plots a run's
 //! evaluation curve.
 
 pub mod config;
 pub mod eval;
-pub mod players;
 pub mod progress;
 pub mod rates;
 pub mod replay;

@@ -126,20 +126,6 @@ impl RunDir {
     }
 }
 
-/// Resolves a model path as players and `selfplay` accept it: a checkpoint folder (holding
-/// `meta.json`), a checkpoints folder or a run directory (the checkpoint `latest` names).
-pub fn resolve_checkpoint(path: &Path) -> anyhow::Result<PathBuf> {
-    if !path.exists() {
-        anyhow::bail!("{} does not exist", path.display());
-    }
-    oware_model::resolve_checkpoint(path).with_context(|| {
-        format!(
-            "{} is neither a checkpoint folder (with meta.json) nor a run directory with a complete checkpoint",
-            path.display()
-        )
-    })
-}
-
 /// The checkpoint that `root/checkpoints/latest` names, if the pointer exists; an error if it
 /// is damaged or names a folder without `meta.json`.
 pub fn latest_checkpoint(root: &Path) -> anyhow::Result<Option<PathBuf>> {
@@ -176,7 +162,7 @@ mod tests {
         }
         assert_eq!(run.latest().expect("ok"), Some(run.checkpoint(30)));
         assert_eq!(
-            resolve_checkpoint(&root).expect("resolves"),
+            oware_model::resolve_checkpoint(&root).expect("resolves"),
             run.checkpoint(30)
         );
         let keep = run.checkpoint(10);

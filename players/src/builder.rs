@@ -1,12 +1,10 @@
-//! Players built from spec strings (DESIGN §2), the one place every subcommand builds them:
-//! `random`, `alphabeta:depth=N|ms=N`, `mcts:rollouts,sims=N`, `mcts:model=PATH,sims=N[,batch=B]`.
+//! The player builder: a spec string in, a fresh [`Player`] per game out, loading a network once.
 
-use crate::rundir::resolve_checkpoint;
 use anyhow::Context;
 use oware_engine::mcts::{MctsConfig, RolloutMctsPlayer};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, PlayerSpec, RandomPlayer};
-use oware_model::{DeviceKind, NetEvaluator, load_evaluator};
+use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -113,4 +111,9 @@ impl PlayerBuilder {
 /// Parses `spec` and builds one player (CPU device for networks).
 pub fn build_player_from_str(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Player>> {
     PlayerBuilder::from_str(spec, DeviceKind::Cpu)?.build(seed)
+}
+
+/// Builds the player `spec` names (networks on the CPU), seeded with `seed`.
+pub fn build_player(spec: &PlayerSpec, seed: u64) -> anyhow::Result<Box<dyn Player>> {
+    PlayerBuilder::new(spec, DeviceKind::Cpu)?.build(seed)
 }

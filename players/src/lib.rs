@@ -1,19 +1,24 @@
-//! Players built from spec strings. The one builder lives in `oware_trainer::players`, since a
-//! network player needs the model crate; these are the binary's shorthands.
+//! # oware-players
+//!
+//! The one place where players are built from spec strings (DESIGN §2): `random`,
+//! `alphabeta:depth=N|ms=N`, `mcts:rollouts,sims=N`, `mcts:model=PATH,sims=N[,batch=B]`. A
+//! network player needs the model crate, and nothing here needs training, so the CLI, the
+//! trainer's evaluation and the web server all build their players through this crate.
+//!
+//! [`default_ai_spec`] picks the opponent a person plays when none is named.
 
-use oware_engine::Player;
-use oware_engine::spec::PlayerSpec;
-use oware_model::DeviceKind;
-pub use oware_trainer::players::{PlayerBuilder, build_player_from_str};
+mod builder;
+mod default_ai;
 
-/// Builds the player `spec` names (networks on the CPU), seeded with `seed`.
-pub fn build_player(spec: &PlayerSpec, seed: u64) -> anyhow::Result<Box<dyn Player>> {
-    PlayerBuilder::new(spec, DeviceKind::Cpu)?.build(seed)
-}
+pub use builder::{
+    PlayerBuilder, build_player, build_player_from_str, load_network, play_mcts_config,
+};
+pub use default_ai::{FALLBACK_SPEC, default_ai_spec};
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::{build_player, build_player_from_str};
+    use oware_engine::spec::PlayerSpec;
     use oware_engine::{Game, Limits};
 
     fn spec(s: &str) -> PlayerSpec {
