@@ -8,6 +8,7 @@
 
 pub mod alphabeta;
 pub mod arena;
+pub mod atomic;
 pub mod elo;
 mod evaluator;
 mod game;

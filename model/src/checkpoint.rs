@@ -23,7 +23,6 @@ use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -198,9 +197,10 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
 }
 
 fn write_synced(path: &Path, data: &[u8]) -> Result<(), CheckpointError> {
-    let mut f = fs::File::create(path).map_err(io_err(path))?;
-    f.write_all(data).map_err(io_err(path))?;
-    f.sync_all().map_err(io_err(path))
+    oware_engine::atomic::write_atomic(path, data).map_err(|e| CheckpointError::Io {
+        path: e.path,
+        source: e.source,
+    })
 }
 
 /// Writes `learner`'s weights, optimizer state and `meta` as the checkpoint directory `dir`
@@ -272,9 +272,7 @@ pub fn save_checkpoint(
         write_synced(&tmp.join(MODEL_FILE), &model_bytes)?;
         write_synced(&tmp.join(OPTIMIZER_FILE), &optim_bytes)?;
         write_synced(&tmp.join(META_FILE), json.as_bytes())?;
-        if let Ok(d) = fs::File::open(&tmp) {
-            let _ = d.sync_all();
-        }
+        oware_engine::atomic::sync_dir(&tmp);
         if dir.exists() {
             let old = parent.join(format!(".{name}.old-{unique}"));
             fs::rename(dir, &old).map_err(io_err(dir))?;
@@ -283,9 +281,7 @@ pub fn save_checkpoint(
         } else {
             fs::rename(&tmp, dir).map_err(io_err(dir))?;
         }
-        if let Ok(d) = fs::File::open(&parent) {
-            let _ = d.sync_all();
-        }
+        oware_engine::atomic::sync_dir(&parent);
         Ok(())
     })();
     if written.is_err() {

@@ -7,7 +7,6 @@
 
 use crate::checkpoint::{CheckpointError, META_FILE};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// File name of the pointer inside a checkpoints directory.
@@ -25,17 +24,12 @@ pub fn write_latest(checkpoints_dir: &Path, name: &str) -> Result<(), Checkpoint
         });
     }
     let path = checkpoints_dir.join(LATEST_FILE);
-    let tmp = checkpoints_dir.join(format!(".{LATEST_FILE}.tmp-{}", std::process::id()));
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| CheckpointError::Io { path: p, source }
-    };
-    let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(format!("{name}\n").as_bytes())
-        .and_then(|_| f.sync_all())
-        .map_err(io(&tmp))?;
-    drop(f);
-    fs::rename(&tmp, &path).map_err(io(&path))
+    oware_engine::atomic::write_atomic(&path, format!("{name}\n").as_bytes()).map_err(|e| {
+        CheckpointError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    })
 }
 
 /// The checkpoint directory `checkpoints_dir/latest` points at.

@@ -85,14 +85,8 @@ fn write_record(
             g.result.score[1],
         ));
     }
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("--record {}: not a file path", path.display()))?;
-    let tmp = path.with_file_name(format!(".{}.tmp", file_name.to_string_lossy()));
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    oware_engine::atomic::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("--record {}", path.display()))
 }
 
 /// Live counts for the progress line.

@@ -102,7 +102,7 @@ impl ReplayBuffer {
         }
         let sum = fnv1a(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
-        write_atomic(path, &bytes)
+        Ok(write_atomic(path, &bytes)?)
     }
 
     /// Reads a buffer written by [`ReplayBuffer::save`]; a damaged file is an error naming it.

@@ -4,8 +4,7 @@
 use super::board::LastMove;
 use anyhow::Context;
 use oware_engine::{Game, GameError, Move};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The games in a record file's text: one per non-blank line, comments and results removed.
 /// Each entry is the 1-based line number and the move tokens.
@@ -62,29 +61,10 @@ pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<L
 }
 
 /// The temporary name `save` writes before renaming: hidden, next to the target.
-fn temp_path(path: &Path) -> anyhow::Result<PathBuf> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id());
-    Ok(path.with_file_name(tmp))
-}
-
-/// Writes the game's record (one line, moves separated by spaces) to `path` atomically: a
-/// temporary file next to it, then a rename.
+/// Writes the game's record (one line, moves separated by spaces) to `path` atomically.
 pub fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
-    let tmp = temp_path(path)?;
-    let written = (|| -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        writeln!(file, "{}", game.record())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot save the game to {}", path.display()));
-    }
-    Ok(())
+    oware_engine::atomic::write_atomic(path, format!("{}\n", game.record()).as_bytes())
+        .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
 #[cfg(test)]
