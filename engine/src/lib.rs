@@ -12,12 +12,15 @@ pub mod atomic;
 pub mod elo;
 mod evaluator;
 mod game;
+pub mod limits;
+pub mod lines;
 pub mod mcts;
 mod moves;
 mod perft;
 mod player;
 mod playout;
 mod position;
+pub mod protocol;
 mod side;
 pub mod spec;
 

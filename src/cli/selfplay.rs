@@ -3,6 +3,7 @@
 
 use super::device::parse_device;
 use anyhow::Context;
+use oware_engine::limits::MAX_GAMES;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
@@ -23,8 +24,8 @@ pub struct Args {
     /// an untrained network of the config's [model] shape.
     #[arg(long, value_name = "PATH")]
     model: String,
-    /// Games to play.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Games to play, at most 100000.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(MAX_GAMES)))]
     games: u64,
     /// Folder for the records (`games.txt`: one game per line, moves then a tab and the result).
     #[arg(long, value_name = "DIR")]

@@ -246,6 +246,7 @@ fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()
 impl TrainConfig {
     /// Checks every range; the error names the key.
     pub fn validate(&self) -> anyhow::Result<()> {
+        use oware_engine::limits::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
         self.model
             .validate()
             .map_err(|e| anyhow::anyhow!("model.{e}"))?;
@@ -254,9 +255,11 @@ impl TrainConfig {
             .validate()
             .map_err(|e| anyhow::anyhow!("optimizer.{e}"))?;
         let s = &self.selfplay;
-        check(s.workers <= 1024, "selfplay.workers", || {
-            format!("{} is more than 1024", s.workers)
-        })?;
+        check(
+            s.workers <= MAX_THREADS as usize,
+            "selfplay.workers",
+            || format!("{} is more than {MAX_THREADS}", s.workers),
+        )?;
         check(
             (1..=65_536).contains(&s.games_per_worker),
             "selfplay.games_per_worker",
@@ -275,9 +278,23 @@ impl TrainConfig {
             "selfplay.full_search_prob",
             || "must be > 0, or no move is ever recorded".into(),
         )?;
-        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
-            "must be at least 1".into()
-        })?;
+        check(
+            (1..=MAX_SIMS).contains(&s.cheap_sims),
+            "selfplay.cheap_sims",
+            || format!("{} is outside 1..={MAX_SIMS}", s.cheap_sims),
+        )?;
+        let in_flight = s.games_per_worker as u64 * self.mcts.sims.max(s.cheap_sims) as u64;
+        check(
+            in_flight <= MAX_SIMS_PER_WORKER,
+            "selfplay.games_per_worker",
+            || {
+                format!(
+                    "{} games x {} simulations = {in_flight} in flight per worker, more than {MAX_SIMS_PER_WORKER}",
+                    s.games_per_worker,
+                    self.mcts.sims.max(s.cheap_sims)
+                )
+            },
+        )?;
         let r = &self.replay;
         check(r.capacity >= 1, "replay.capacity", || {
             "must be at least 1".into()
@@ -324,10 +341,14 @@ impl TrainConfig {
             "must be at least 1".into()
         })?;
         let e = &self.eval;
-        check(e.every_steps == 0 || e.games >= 1, "eval.games", || {
-            "must be at least 1".into()
+        check(
+            e.every_steps == 0 || (1..=MAX_GAMES).contains(&e.games),
+            "eval.games",
+            || format!("{} is outside 1..={MAX_GAMES}", e.games),
+        )?;
+        check((1..=MAX_SIMS).contains(&e.sims), "eval.sims", || {
+            format!("{} is outside 1..={MAX_SIMS}", e.sims)
         })?;
-        check(e.sims >= 1, "eval.sims", || "must be at least 1".into())?;
         check(e.opening_plies <= 20, "eval.opening_plies", || {
             format!("{} is more than 20", e.opening_plies)
         })?;

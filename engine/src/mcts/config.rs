@@ -1,5 +1,6 @@
 //! The search settings: one plain struct, read from the trainer's `[mcts]` TOML section.
 
+use crate::limits::{MAX_BATCH, MAX_SIMS};
 use serde::{Deserialize, Serialize};
 
 /// Which algorithm picks the simulations' first moves at the root (and the interior rule that
@@ -144,8 +145,8 @@ fn check(
 impl MctsConfig {
     /// Checks every setting's range; the error names the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(self.sims >= 1, "sims", || {
-            format!("must be at least 1, got {}", self.sims)
+        check((1..=MAX_SIMS).contains(&self.sims), "sims", || {
+            format!("must lie in 1..={MAX_SIMS}, got {}", self.sims)
         })?;
         let positive = [
             ("c_puct", self.c_puct),
@@ -176,9 +177,9 @@ impl MctsConfig {
             || format!("must lie in [0, 1], got {}", self.dirichlet_frac),
         )?;
         check(
-            (1..=1024).contains(&self.leaves_per_tree),
+            (1..=MAX_BATCH).contains(&self.leaves_per_tree),
             "leaves_per_tree",
-            || format!("must lie in 1..=1024, got {}", self.leaves_per_tree),
+            || format!("must lie in 1..={MAX_BATCH}, got {}", self.leaves_per_tree),
         )?;
         check(
             (1..=6).contains(&self.gumbel_considered),

@@ -5,6 +5,7 @@ use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
 use crate::game::Game;
+use crate::limits::{MAX_MILLIS, MAX_SIMS};
 use crate::player::{Choice, Limits, Player};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -14,22 +15,24 @@ use std::time::{Duration, Instant};
 const TIMED_CHUNK: u32 = 64;
 
 /// Runs `step(sims)` for `sims` simulations, or, with only a time limit, repeatedly in chunks
-/// until the time is spent (at least one chunk). Returns the total run.
+/// until the time is spent (at least one chunk). Either way at most [`MAX_SIMS`] simulations
+/// run, so a long time limit cannot grow the tree without bound. Returns the total run.
 fn budgeted(sims: u32, limits: Limits, mut step: impl FnMut(u32)) -> u32 {
     match (limits.sims, limits.millis) {
         (None, Some(ms)) => {
-            let deadline = Instant::now() + Duration::from_millis(ms);
+            let deadline = Instant::now() + Duration::from_millis(ms.min(MAX_MILLIS));
             let mut total = 0;
             loop {
-                step(TIMED_CHUNK);
-                total += TIMED_CHUNK;
-                if Instant::now() >= deadline {
+                let chunk = TIMED_CHUNK.min(MAX_SIMS - total);
+                step(chunk);
+                total += chunk;
+                if total >= MAX_SIMS || Instant::now() >= deadline {
                     return total;
                 }
             }
         }
         (s, _) => {
-            let n = s.unwrap_or(sims).max(1);
+            let n = s.unwrap_or(sims).clamp(1, MAX_SIMS);
             step(n);
             n
         }
