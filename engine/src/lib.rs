@@ -21,6 +21,7 @@ mod player;
 mod playout;
 mod position;
 pub mod protocol;
+pub mod record;
 mod side;
 pub mod spec;
 
@@ -33,6 +34,6 @@ pub use moves::{Move, MoveList, ParseMoveError};
 pub use perft::{perft, perft_divide};
 pub use player::{Choice, Limits, Player, RandomPlayer};
 pub use playout::random_playout;
-pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};
-pub use side::Side;
+pub use position::{MoveEffect, PlayError, Position, PositionError, TOTAL_SEEDS, WINNING_CAPTURE};
+pub use side::{ParseSideError, Side};
 pub use spec::{PlayerSpec, SpecError};

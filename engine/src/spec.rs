@@ -328,6 +328,10 @@ mod tests {
             ("mcts:rollouts,model=x", "twice"),
             ("mcts:model=,sims=3", "needs a path"),
             ("mcts:rollouts,c=-1", "out of range"),
+            ("mcts:rollouts,sims=1000001", "out of range 1..=1000000"),
+            ("mcts:rollouts,batch=1025", "out of range 1..=1024"),
+            ("alphabeta:depth=121", "out of range 1..=120"),
+            ("alphabeta:ms=86400001", "out of range 1..=86400000"),
         ] {
             let e = match s.parse::<PlayerSpec>() {
                 Ok(p) => panic!("{s} parsed as {p:?}"),

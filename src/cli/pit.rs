@@ -16,6 +16,7 @@ use anyhow::Context;
 use oware_engine::arena::{GameOutcome, MatchOptions, MatchSummary, play_match};
 use oware_engine::elo::MatchScore;
 use oware_engine::limits::{MAX_GAMES, MAX_THREADS};
+use oware_engine::record::format_line;
 use oware_engine::spec::PlayerSpec;
 use oware_engine::{DEFAULT_MAX_PLIES, Side};
 use oware_model::DeviceKind;
@@ -64,28 +65,27 @@ fn wdl_json(m: &MatchScore) -> serde_json::Value {
     json!({ "wins": m.wins, "draws": m.draws, "losses": m.losses })
 }
 
-/// Writes the record file atomically (temporary file, then rename).
+/// Writes the record file atomically, one [`format_line`] per game.
 fn write_record(
     path: &Path,
     games: &[GameOutcome],
     a: &PlayerSpec,
     b: &PlayerSpec,
 ) -> anyhow::Result<()> {
+    let (a, b) = (a.to_string(), b.to_string());
     let mut text = String::new();
     for g in games {
         let (south, north) = if g.a_side == Side::South {
-            (a, b)
+            (&a, &b)
         } else {
-            (b, a)
+            (&b, &a)
         };
-        text.push_str(&format!(
-            "{}\t{} {} {}-{} south={south} north={north}\n",
-            g.game.record(),
-            g.result.notation(),
-            g.result.reason.name(),
-            g.result.score[0],
-            g.result.score[1],
+        text.push_str(&format_line(
+            g.game.moves(),
+            Some(&g.result),
+            Some((south, north)),
         ));
+        text.push('\n');
     }
     oware_engine::atomic::write_atomic(path, text.as_bytes())
         .with_context(|| format!("--record {}", path.display()))

@@ -4,6 +4,7 @@
 use super::device::parse_device;
 use anyhow::Context;
 use oware_engine::limits::MAX_GAMES;
+use oware_engine::record::format_line;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
@@ -44,19 +45,10 @@ pub struct Args {
     json: bool,
 }
 
-/// The record line of a finished game: moves, a tab, the result (`1-0`, `0-1`, `1/2-1/2`),
-/// the reason and the final seeds (the format of `oware pit --record`).
+/// The record line of a finished game: the engine's record format (as `oware pit --record`
+/// writes it), without the players.
 pub fn record_line(record: &GameRecord) -> String {
-    let moves: Vec<String> = record.moves.iter().map(|m| m.to_string()).collect();
-    let r = record.result;
-    format!(
-        "{}\t{} {} {}-{}",
-        moves.join(" "),
-        r.notation(),
-        r.reason.name(),
-        r.score[0],
-        r.score[1]
-    )
+    format_line(&record.moves, Some(&record.result), None)
 }
 
 /// Runs `oware selfplay`.

@@ -140,8 +140,8 @@ impl ReplayBuffer {
                 1 => Side::North,
                 _ => return Err(bad("bad side to move")),
             };
-            let position =
-                Position::from_parts(board, [chunk[12], chunk[13]], side).map_err(|e| bad(&e))?;
+            let position = Position::from_parts(board, [chunk[12], chunk[13]], side)
+                .map_err(|e| bad(&e.to_string()))?;
             let f = |at: usize| {
                 f32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
             };

@@ -84,13 +84,11 @@ pub fn board_before_settling(game: &Game) -> Position {
     let settles = game
         .result()
         .is_some_and(|r| r.reason != EndReason::Captured25);
-    match game.moves().split_last() {
-        Some((&last, earlier)) if settles => {
+    match game.moves().last() {
+        Some(&last) if settles => {
             // Every move but the last was played in a live game; none of them settles the board.
-            let mut pos = *game.start();
-            for &m in earlier {
-                pos.play_unchecked(m);
-            }
+            let (before, _) = game.truncated(game.moves().len() - 1);
+            let mut pos = *before.position();
             pos.play_unchecked(last);
             pos
         }
@@ -203,13 +201,11 @@ mod tests {
     }
 
     fn game_after(moves: &str) -> (Game, Option<LastMove>) {
-        let mut game = Game::new();
         let mut last = None;
-        for token in moves.split_whitespace() {
-            let mv: Move = token.parse().expect("move");
-            let effect = game.play(mv).expect("legal");
-            last = Some(LastMove { mv, effect });
-        }
+        let game = Game::replay_tokens(moves.split_whitespace(), |_, mv, effect| {
+            last = Some(LastMove { mv, effect })
+        })
+        .expect("legal");
         (game, last)
     }
 

@@ -76,13 +76,8 @@ fn plies(n: u32) -> String {
 
 /// Replays the first `keep` moves of `game` from its start.
 fn truncated(game: &Game, keep: usize) -> (Game, Option<LastMove>) {
-    let mut replayed = Game::from_position(*game.start(), game.max_plies());
-    let mut last = None;
-    for &mv in &game.moves()[..keep] {
-        let effect = replayed.play_unchecked(mv);
-        last = Some(LastMove { mv, effect });
-    }
-    (replayed, last)
+    let (replayed, last) = game.truncated(keep);
+    (replayed, last.map(|(mv, effect)| LastMove { mv, effect }))
 }
 
 impl<W: Write> Session<W> {
@@ -480,7 +475,7 @@ mod tests {
 
     #[test]
     fn truncation_keeps_the_last_effect() {
-        let (game, _) = record::replay(&["c", "F", "a"]).expect("legal");
+        let game = Game::replay(["c", "F", "a"]).expect("legal");
         let (short, last) = truncated(&game, 2);
         assert_eq!(short.record(), "c F");
         assert_eq!(last.map(|l| l.mv.to_string()), Some("F".to_string()));
