@@ -397,6 +397,19 @@ fn load_model(
 ) -> Result<PolicyValueNet, CheckpointError> {
     let path = dir.join(MODEL_FILE);
     let data = read_verified(dir, MODEL_FILE, meta)?;
+    // At least a byte per parameter: a meta.json describing a network far larger than its
+    // weights file is refused before that network is built (it could take gigabytes).
+    let params = meta.model.num_params() as u64;
+    if (data.len() as u64) < params {
+        return Err(CheckpointError::ShapeMismatch {
+            path,
+            config: serde_json::to_string(&meta.model).unwrap_or_default(),
+            detail: format!(
+                "the file holds {} bytes, too few for the {params} parameters of that network",
+                data.len()
+            ),
+        });
+    }
     let config = meta.model.clone();
     let result = catch_unwind(AssertUnwindSafe(|| {
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(data))?;
