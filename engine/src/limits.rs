@@ -37,3 +37,7 @@ pub const MAX_SIMS_PER_WORKER: u64 = 1 << 22;
 /// bytes. A game of the longest allowed length (1000 plies) takes about 2 KB; a longer line is
 /// an error for that line, and is never held in memory whole.
 pub const MAX_LINE_BYTES: usize = 1 << 16;
+
+/// The largest game-record file `oware play` loads, in bytes (a record of 100,000 long
+/// games fits).
+pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;

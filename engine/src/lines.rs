@@ -16,8 +16,9 @@ pub enum Line {
         /// The bound it broke.
         max: usize,
     },
-    /// A line that is not UTF-8.
-    NotUtf8,
+    /// A line that is not UTF-8, with its text as far as it can be read (invalid sequences
+    /// replaced by U+FFFD), for readers that want to show it.
+    NotUtf8(String),
 }
 
 impl Line {
@@ -28,7 +29,7 @@ impl Line {
             Line::TooLong { bytes, max } => Err(format!(
                 "line {number} is {bytes} bytes long, more than the {max} accepted"
             )),
-            Line::NotUtf8 => Err(format!("line {number} is not UTF-8 text")),
+            Line::NotUtf8(_) => Err(format!("line {number} is not UTF-8 text")),
         }
     }
 }
@@ -102,7 +103,7 @@ impl<R: BufRead> BoundedLines<R> {
         }
         Ok(Some(match std::str::from_utf8(&self.buf) {
             Ok(s) => Line::Text(s.to_string()),
-            Err(_) => Line::NotUtf8,
+            Err(_) => Line::NotUtf8(String::from_utf8_lossy(&self.buf).into_owned()),
         }))
     }
 }
@@ -169,7 +170,7 @@ mod tests {
                 }
             )
         );
-        assert_eq!(got[1], (2, Line::NotUtf8));
+        assert_eq!(got[1], (2, Line::NotUtf8("\u{fffd}\u{fffd}".to_string())));
         assert_eq!(got[2], (3, Line::Text("ok".to_string())));
         // Exactly the bound is fine, with or without `\r`.
         let got = lines(b"0123456789\r\n0123456789\n01234567890\n", 10);

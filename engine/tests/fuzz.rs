@@ -98,7 +98,7 @@ fn bounded_lines(cases: u32) {
             match line {
                 Line::Text(t) => prop_assert!(t.len() <= max),
                 Line::TooLong { bytes, max: m } => prop_assert!(bytes > m && m == max),
-                Line::NotUtf8 => {}
+                Line::NotUtf8(t) => prop_assert!(t.chars().count() <= max),
             }
         }
         prop_assert!(count <= breaks + 1);

@@ -169,3 +169,28 @@ fn choice(mv: crate::moves::Move, value: f32, visits: [u32; 6], sims: u32) -> Ch
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_time_limit_stops_at_the_simulation_bound() {
+        // A day per move: the budget ends at MAX_SIMS simulations, not at the clock.
+        let limits = Limits {
+            millis: Some(MAX_MILLIS),
+            ..Limits::default()
+        };
+        let mut run = 0u32;
+        let total = budgeted(100, limits, |n| run += n);
+        assert_eq!((total, run), (MAX_SIMS, MAX_SIMS));
+        // An explicit count above the bound is cut to it; zero becomes one.
+        let sims = |s: u32| Limits {
+            sims: Some(s),
+            ..Limits::default()
+        };
+        assert_eq!(budgeted(100, sims(u32::MAX), |_| {}), MAX_SIMS);
+        assert_eq!(budgeted(100, sims(0), |_| {}), 1);
+        assert_eq!(budgeted(100, Limits::default(), |_| {}), 100);
+    }
+}

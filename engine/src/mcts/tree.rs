@@ -419,6 +419,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_node_is_as_small_as_the_simulation_bound_assumes() {
+        // crate::limits::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
+        assert!(
+            std::mem::size_of::<Node>() <= 48,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
+
+    #[test]
     fn nodes_stay_small() {
         assert!(
             std::mem::size_of::<Node>() <= 44,

@@ -143,4 +143,23 @@ pub fn run<S: Strategy>(
     if let Err(e) = runner.run(&strategy, test) {
         panic!("fuzz target {name}: {e}");
     }
+    if let Some(peak) = peak_memory_bytes() {
+        assert!(
+            peak < MAX_PEAK_BYTES,
+            "fuzz target {name}: the process peaked at {peak} bytes of memory, more than {MAX_PEAK_BYTES}"
+        );
+    }
+}
+
+/// The most memory a fuzz test process may have used at its peak: every parser's memory must
+/// stay bounded whatever its input, so a case that allocates gigabytes fails the target.
+pub const MAX_PEAK_BYTES: u64 = 1 << 30;
+
+/// The process's peak resident memory so far (Linux: `VmHWM` of `/proc/self/status`), or
+/// `None` where that is not available.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

@@ -4,7 +4,9 @@
 use super::board::LastMove;
 use anyhow::Context;
 use oware_engine::Game;
+use oware_engine::limits::MAX_RECORD_FILE_BYTES;
 use oware_engine::record::{RecordLine, games_in};
+use std::io::Read;
 use std::path::Path;
 
 /// Replays a record line's moves from the start position; the game and the last move with its
@@ -15,11 +17,27 @@ fn replay(record: &RecordLine<'_>) -> Result<(Game, Option<LastMove>), oware_eng
     Ok((game, last))
 }
 
+/// The text of a record file of at most [`MAX_RECORD_FILE_BYTES`].
+fn read_bounded(path: &Path) -> anyhow::Result<String> {
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("cannot read game record {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_RECORD_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read game record {}", path.display()))?;
+    if text.len() as u64 > MAX_RECORD_FILE_BYTES {
+        anyhow::bail!(
+            "{} is larger than {MAX_RECORD_FILE_BYTES} bytes: not a game record",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
 /// Loads game `which` (1-based; needed only when the file holds several) from `path`. A file
 /// with no moves at all is the start position.
 pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<LastMove>)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read game record {}", path.display()))?;
+    let text = read_bounded(path)?;
     let games = games_in(&text);
     let (line, record) = match (games.len(), which) {
         (0, None | Some(1)) => (1, RecordLine::parse("")),

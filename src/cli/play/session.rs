@@ -4,6 +4,8 @@ use super::board::{self, LastMove, title};
 use super::command::{self, Command, HELP};
 use super::record;
 use super::thinking::think;
+use oware_engine::limits::MAX_LINE_BYTES;
+use oware_engine::lines::{BoundedLines, Line};
 use oware_engine::{EndReason, Game, GameError, Move, Player, Side, Winner};
 use std::io::{BufRead, Write};
 
@@ -151,28 +153,34 @@ impl<W: Write> Session<W> {
     }
 
     /// Runs the session, reading commands from `input` until `quit` or the end of input.
-    pub fn run(&mut self, mut input: impl BufRead) -> anyhow::Result<()> {
+    pub fn run(&mut self, input: impl BufRead) -> anyhow::Result<()> {
         self.greet()?;
-        let mut bytes = Vec::new();
+        let mut lines = BoundedLines::new(input, MAX_LINE_BYTES);
         loop {
             if self.ai_to_move() {
                 self.ai_move()?;
                 continue;
             }
             self.prompt()?;
-            bytes.clear();
-            let n = input
-                .read_until(b'\n', &mut bytes)
-                .map_err(|e| anyhow::anyhow!("reading a command from stdin: {e}"))?;
-            if n == 0 {
-                if self.term.interactive {
-                    writeln!(self.out)?;
+            let line = match lines.next() {
+                None => {
+                    if self.term.interactive {
+                        writeln!(self.out)?;
+                    }
+                    writeln!(self.out, "Bye.")?;
+                    return Ok(());
                 }
-                writeln!(self.out, "Bye.")?;
-                return Ok(());
-            }
-            // Bytes that are not UTF-8 become a typo to explain, not a failure.
-            let line = String::from_utf8_lossy(&bytes);
+                Some(Err(e)) => anyhow::bail!("reading a command from stdin: {e}"),
+                Some(Ok((_, Line::Text(text)))) => text,
+                // Bytes that are not UTF-8 become a typo to explain, not a failure.
+                Some(Ok((_, Line::NotUtf8(text)))) => text,
+                Some(Ok((number, long @ Line::TooLong { .. }))) => {
+                    if let Err(msg) = long.text(number) {
+                        writeln!(self.out, "{msg}")?;
+                    }
+                    continue;
+                }
+            };
             match command::parse(&line) {
                 Ok(None) => {}
                 Ok(Some(cmd)) => {
