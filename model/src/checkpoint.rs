@@ -401,12 +401,12 @@ fn load_model(
     // weights file is refused before that network is built (it could take gigabytes).
     let params = meta.model.num_params() as u64;
     if (data.len() as u64) < params {
-        return Err(CheckpointError::ShapeMismatch {
+        return Err(CheckpointError::Damaged {
             path,
-            config: serde_json::to_string(&meta.model).unwrap_or_default(),
-            detail: format!(
-                "the file holds {} bytes, too few for the {params} parameters of that network",
-                data.len()
+            reason: format!(
+                "{} bytes are too few for the {params} parameters of the network {} in {META_FILE}",
+                data.len(),
+                serde_json::to_string(&meta.model).unwrap_or_default()
             ),
         });
     }
@@ -695,7 +695,8 @@ mod tests {
     fn crafted_garbage_with_matching_checksum_is_an_error() {
         let (root, dir) = saved("garbage");
         let path = dir.join(MODEL_FILE);
-        let garbage: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
+        // Longer than the network's parameter count, so that it reaches the decoder.
+        let garbage: Vec<u8> = (0..8000u32).map(|i| (i * 37 % 251) as u8).collect();
         fs::write(&path, &garbage).expect("write");
         // Make meta.json agree with the garbage so the decoder itself is exercised.
         let meta_path = dir.join(META_FILE);
