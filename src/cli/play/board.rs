@@ -326,7 +326,7 @@ South to move (you)
             let mut player = RandomPlayer::new(seed);
             let mut game = Game::new();
             while !game.is_over() {
-                let mv = player.choose(&game, Limits::default()).mv;
+                let mv = player.choose(&game, Limits::default()).expect("a move").mv;
                 game.play(mv).expect("legal");
             }
             let result = game.result().expect("over");
