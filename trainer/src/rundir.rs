@@ -92,6 +92,7 @@ impl RunDir {
             let Some(name) = entry.file_name().to_str().map(String::from) else {
                 continue; // not a name this program writes
             };
+            // Only `step-N` folders are checkpoints; any other name is not this program's.
             let Some(step) = name
                 .strip_prefix("step-")
                 .and_then(|n| n.parse::<u64>().ok())

@@ -47,6 +47,7 @@ impl<E> SharedWeights<E> {
 
     /// The current weights and their version.
     pub fn get(&self) -> (Arc<E>, u64) {
+        // A poisoned lock (a thread panicked holding it) still holds a whole `Arc`: use it.
         let guard = self
             .current
             .read()
@@ -56,6 +57,7 @@ impl<E> SharedWeights<E> {
 
     /// Publishes new weights.
     pub fn set(&self, evaluator: E) {
+        // As in `get`: the slot holds a whole `Arc` even after a panic elsewhere.
         let mut guard = self
             .current
             .write()
@@ -264,6 +266,7 @@ pub struct WorkerFailure {
 impl WorkerFailure {
     /// Keeps `error` if it is the first.
     fn record(&self, error: anyhow::Error) {
+        // A poisoned lock still holds a whole Option: keep recording into it.
         let mut slot = self
             .error
             .lock()

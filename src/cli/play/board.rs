@@ -135,6 +135,7 @@ pub fn render(
             s.push_str(&cell(&count, CELL, &codes, colour));
         }
         let total = format!("{:>2}", captured[side.index()]);
+        // Writing into a String cannot fail; here and below.
         let _ = write!(s, "    captured {}", paint(&total, &[BOLD], colour));
         if let Some(name) = &names[side.index()] {
             let _ = write!(s, "  ({name})");
