@@ -392,6 +392,30 @@ pub fn remove_stale_temporaries(checkpoints_dir: &Path) -> Result<usize, Checkpo
     Ok(removed)
 }
 
+/// Deletes checkpoint `dir` so that it disappears at once: it is first renamed to a hidden
+/// temporary name (which [`remove_stale_temporaries`] clears if a kill interrupts the removal),
+/// so a half-deleted checkpoint never sits under a checkpoint's name.
+pub fn remove_checkpoint(dir: &Path) -> Result<(), CheckpointError> {
+    let name = dir
+        .file_name()
+        .ok_or_else(|| CheckpointError::NotACheckpoint {
+            path: dir.to_path_buf(),
+        })?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let doomed = parent.join(format!(".{name}.removing{TEMP_SUFFIX}"));
+    if fs::symlink_metadata(&doomed).is_ok() {
+        fs::remove_dir_all(&doomed).map_err(io_err(&doomed))?;
+    }
+    fs::rename(dir, &doomed).map_err(io_err(dir))?;
+    oware_engine::atomic::sync_dir(&parent);
+    fs::remove_dir_all(&doomed).map_err(io_err(&doomed))
+}
+
 /// Reads file `name` of checkpoint `dir` (one saved with [`save_checkpoint_with`]), checked
 /// against the length and checksum in `meta.json`. A file `meta.json` does not list (from a
 /// build that did not list them) is read as it is, if present: such files carry their own
@@ -920,6 +944,14 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["latest", "step-0000005"]);
+        // Removing a checkpoint renames it away first: no half-deleted `step-` folder.
+        fs::write(root.join("step-0000005/meta.json"), b"{}").expect("file");
+        remove_checkpoint(&root.join("step-0000005")).expect("remove");
+        let names: Vec<String> = fs::read_dir(&root)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["latest"]);
         let _ = fs::remove_dir_all(&root);
     }
 }

@@ -24,7 +24,7 @@ mod net;
 
 pub use checkpoint::{
     CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,
-    load_checkpoint, load_evaluator, read_checkpoint_file, read_checkpoint_info,
+    load_checkpoint, load_evaluator, read_checkpoint_file, read_checkpoint_info, remove_checkpoint,
     remove_stale_temporaries, save_checkpoint, save_checkpoint_with,
 };
 pub use config::{ModelConfig, OptimConfig, OptimizerKind};

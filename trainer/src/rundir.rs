@@ -157,7 +157,8 @@ impl RunDir {
         let excess = steps.len().saturating_sub(keep.max(1));
         for (name, old) in steps.into_iter().take(excess) {
             if Some(&old) != latest.as_ref() && !protect.contains(&name.as_str()) {
-                fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+                oware_model::remove_checkpoint(&old)
+                    .with_context(|| format!("removing {}", old.display()))?;
             }
         }
         Ok(())
