@@ -517,5 +517,22 @@ fn a_failing_self_play_worker_reaches_the_user() {
     );
     assert!(!msg.contains("panicked"), "{msg}");
     assert_eq!(meta(&run)["step"], 7, "nothing new was saved");
+
+    // With the buffer already full enough, the learner meets the NaN first (a NaN loss), or
+    // a worker does: either way a divergence that saves nothing.
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "schedule.max_steps=100",
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(msg.contains("diverged"), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert_eq!(meta(&run)["step"], 7, "nothing new was saved");
+    assert!(!run.join("checkpoints/step-0000008").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
