@@ -1,7 +1,10 @@
 //! `oware train` and `oware selfplay` end to end, with the real binary and `configs/tiny.toml`:
 //! a run finishes and its checkpoint plays; the TensorBoard file holds the expected scalars; a
 //! run resumes at its saved step; bad config keys and values are clear errors; a run killed with
-//! SIGKILL resumes from a complete checkpoint.
+//! SIGKILL (also between an evaluation and its checkpoint) resumes from a complete checkpoint;
+//! a changed optimizer key on resume takes effect, another optimizer is refused; a self-play
+//! worker that fails, or a diverged network, stops the run with a clear message and saves
+//! nothing diverged. (The soak test, `tests/soak_resume.rs`, kills a run 25 times.)
 
 use oware_trainer::tensorboard::{event_files, read_scalars};
 use serde_json::Value;
