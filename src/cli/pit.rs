@@ -19,12 +19,10 @@ use oware_engine::spec::PlayerSpec;
 use oware_engine::{DEFAULT_MAX_PLIES, Side};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
+use oware_trainer::progress::MatchStatus;
 use serde_json::json;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 /// Arguments of `oware pit`.
@@ -89,37 +87,6 @@ fn write_record(
         .with_context(|| format!("--record {}", path.display()))
 }
 
-/// Live counts for the progress line.
-struct Progress {
-    done: AtomicU32,
-    points2: AtomicU32,
-    total: u32,
-    started: Instant,
-    out: Mutex<()>,
-}
-
-impl Progress {
-    fn game_done(&self, points: f64) {
-        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-        let p2 = self
-            .points2
-            .fetch_add((points * 2.0).round() as u32, Ordering::SeqCst)
-            + (points * 2.0).round() as u32;
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let eta = elapsed / done as f64 * (self.total - done) as f64;
-        let score = 50.0 * p2 as f64 / done as f64;
-        if let Ok(_guard) = self.out.lock() {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(
-                err,
-                "\r{done}/{} games, A scores {score:.1}%, {elapsed:.0} s elapsed, ETA {eta:.0} s   ",
-                self.total
-            );
-            let _ = err.flush();
-        }
-    }
-}
-
 /// Runs `oware pit`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Fail on unbuildable players (and load their networks once) before any game starts.
@@ -132,13 +99,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let pairs = args.games.div_ceil(2);
-    let progress = Progress {
-        done: AtomicU32::new(0),
-        points2: AtomicU32::new(0),
-        total: args.games,
-        started: Instant::now(),
-        out: Mutex::new(()),
-    };
+    let started = Instant::now();
+    let progress = MatchStatus::new(args.games, false);
     let options = MatchOptions {
         games: args.games,
         opening_plies: args.opening_plies,
@@ -149,12 +111,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let make_a = |seed: u64| builder_a.build(seed).map_err(|e| format!("{e:#}"));
     let make_b = |seed: u64| builder_b.build(seed).map_err(|e| format!("{e:#}"));
     let games = play_match(&make_a, &make_b, &options, &|g| {
-        progress.game_done(g.a_points())
+        progress.game_done(g.a_points(), "")
     })
     .map_err(|e| anyhow::anyhow!(e))?;
+    progress.line().finish();
     let (a, b) = (&args.a, &args.b);
-    eprintln!();
-    let seconds = progress.started.elapsed().as_secs_f64();
+    let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.record {
         write_record(path, &games, a, b)?;
     }

@@ -6,6 +6,7 @@ use anyhow::Context;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
+use oware_trainer::progress::StatusLine;
 use oware_trainer::selfplay::{
     GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker,
 };
@@ -81,6 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let left = AtomicU64::new(args.games);
     let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
     let started = Instant::now();
+    let status = StatusLine::counter(args.games, "games", false);
     let mut positions = 0u64;
     let mut plies = 0u64;
     let mut games = 0u64;
@@ -120,11 +122,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 write_error = Some(anyhow::anyhow!("writing {}: {e}", path.display()));
                 stop.store(true, Ordering::SeqCst);
             }
-            if !args.json {
-                eprint!("\r{games}/{} games", args.games);
-            }
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            status.inc(1, format!("{:.0} positions/s", positions as f64 / secs));
         }
     });
+    status.finish();
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -152,7 +154,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{summary}");
     } else {
-        eprintln!();
         println!(
             "{games} games, {positions} positions ({plies} plies) in {secs:.1} s: {:.0} positions/s, {:.0} simulations/s, {:.0} evaluations/s, mean batch {:.1}",
             positions as f64 / secs,
