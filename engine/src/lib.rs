@@ -18,6 +18,7 @@ mod perft;
 mod player;
 mod playout;
 mod position;
+pub mod ratings;
 mod side;
 pub mod spec;
 
