@@ -13,10 +13,10 @@
 
 use super::device::parse_device;
 use anyhow::Context;
+use oware_engine::DEFAULT_MAX_PLIES;
 use oware_engine::arena::{GameOutcome, MatchOptions, MatchSummary, play_match};
 use oware_engine::elo::MatchScore;
 use oware_engine::spec::PlayerSpec;
-use oware_engine::{DEFAULT_MAX_PLIES, Side};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_trainer::progress::MatchStatus;
@@ -67,21 +67,11 @@ fn write_record(
     a: &PlayerSpec,
     b: &PlayerSpec,
 ) -> anyhow::Result<()> {
+    let (a, b) = (a.to_string(), b.to_string());
     let mut text = String::new();
     for g in games {
-        let (south, north) = if g.a_side == Side::South {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        text.push_str(&format!(
-            "{}\t{} {} {}-{} south={south} north={north}\n",
-            g.game.record(),
-            g.result.notation(),
-            g.result.reason.name(),
-            g.result.score[0],
-            g.result.score[1],
-        ));
+        text.push_str(&g.record_line(&a, &b));
+        text.push('\n');
     }
     oware_engine::atomic::write_atomic(path, text.as_bytes())
         .with_context(|| format!("--record {}", path.display()))
@@ -100,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let pairs = args.games.div_ceil(2);
     let started = Instant::now();
-    let progress = MatchStatus::new(args.games, false);
+    let progress = MatchStatus::new(u64::from(args.games), false);
     let options = MatchOptions {
         games: args.games,
         opening_plies: args.opening_plies,
@@ -111,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let make_a = |seed: u64| builder_a.build(seed).map_err(|e| format!("{e:#}"));
     let make_b = |seed: u64| builder_b.build(seed).map_err(|e| format!("{e:#}"));
     let games = play_match(&make_a, &make_b, &options, &|g| {
-        progress.game_done(g.a_points(), "")
+        progress.game_done(g.a_points())
     })
     .map_err(|e| anyhow::anyhow!(e))?;
     progress.line().finish();

@@ -3,6 +3,7 @@
 
 use super::device::parse_device;
 use anyhow::Context;
+use oware_engine::arena::result_text;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
@@ -48,15 +49,7 @@ pub struct Args {
 /// the reason and the final seeds (the format of `oware pit --record`).
 pub fn record_line(record: &GameRecord) -> String {
     let moves: Vec<String> = record.moves.iter().map(|m| m.to_string()).collect();
-    let r = record.result;
-    format!(
-        "{}\t{} {} {}-{}",
-        moves.join(" "),
-        r.notation(),
-        r.reason.name(),
-        r.score[0],
-        r.score[1]
-    )
+    format!("{}\t{}", moves.join(" "), result_text(&record.result))
 }
 
 /// Runs `oware selfplay`.

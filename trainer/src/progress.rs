@@ -149,30 +149,43 @@ impl Drop for StatusLine {
     }
 }
 
-/// The status line of a match: games done, A's score so far, ETA.
+/// The status line of a match (or of several in a row): games done, A's score so far, ETA.
 pub struct MatchStatus {
     line: StatusLine,
+    label: Mutex<String>,
     done: AtomicU32,
     points2: AtomicU32,
 }
 
 impl MatchStatus {
     /// A status line for `games` games; `quiet` forces plain lines.
-    pub fn new(games: u32, quiet: bool) -> MatchStatus {
+    pub fn new(games: u64, quiet: bool) -> MatchStatus {
         MatchStatus {
-            line: StatusLine::counter(u64::from(games), "games", quiet),
+            line: StatusLine::counter(games, "games", quiet),
+            label: Mutex::new(String::new()),
             done: AtomicU32::new(0),
             points2: AtomicU32::new(0),
         }
     }
 
-    /// Counts a finished game that gave A `points` (1, ½ or 0); `what` names the match.
-    pub fn game_done(&self, points: f64, what: &str) {
+    /// Starts counting A's score afresh for the next match, named `label` on the line.
+    pub fn start(&self, label: &str) {
+        if let Ok(mut l) = self.label.lock() {
+            label.clone_into(&mut l);
+        }
+        self.done.store(0, Ordering::SeqCst);
+        self.points2.store(0, Ordering::SeqCst);
+    }
+
+    /// Counts a finished game that gave A `points` (1, ½ or 0).
+    pub fn game_done(&self, points: f64) {
         let p2 = (points * 2.0).round() as u32;
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
         let p2 = self.points2.fetch_add(p2, Ordering::SeqCst) + p2;
         let score = 50.0 * f64::from(p2) / f64::from(done);
-        self.line.inc(1, format!("{what}A scores {score:.1}%"));
+        // A poisoned lock only loses the label of a status line.
+        let label = self.label.lock().map(|l| l.clone()).unwrap_or_default();
+        self.line.inc(1, format!("{label}A scores {score:.1}%"));
     }
 
     /// The status line itself (for notes and the end).

@@ -104,6 +104,20 @@ pub fn fit<DB: DrawingBackend>(
     String::new()
 }
 
+/// The smallest "nice" step (1, 2 or 5 times a power of ten) at least `rough` (positive and
+/// finite; anything else gives 1).
+pub fn nice_step(rough: f64) -> f64 {
+    if !(rough.is_finite() && rough > 0.0) {
+        return 1.0;
+    }
+    let magnitude = 10f64.powf(rough.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= rough * (1.0 - 1e-9))
+        .unwrap_or(10.0 * magnitude)
+}
+
 /// A picture in memory: RGB bytes, row by row from the top left.
 #[derive(Clone, Debug)]
 pub struct Picture {
@@ -216,6 +230,17 @@ mod tests {
         let png = pic.encode_png().expect("encodes");
         let back = image::load_from_memory(&png).expect("decodes").to_rgb8();
         assert_eq!(back.dimensions(), (200, 80));
+    }
+
+    #[test]
+    fn steps_are_nice() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(1.0), 1.0);
+        assert_eq!(nice_step(1.3), 2.0);
+        assert_eq!(nice_step(36.0), 50.0);
+        assert_eq!(nice_step(120.0), 200.0);
+        assert_eq!(nice_step(0.0), 1.0);
+        assert_eq!(nice_step(f64::NAN), 1.0);
     }
 
     #[test]

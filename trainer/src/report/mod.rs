@@ -7,6 +7,7 @@
 //! not plotted: their opponent changes at every evaluation, so they make no curve.
 
 pub mod chart;
+pub mod ladder;
 pub mod plot;
 
 use crate::eval::EvalLine;

@@ -58,13 +58,7 @@ pub fn ticks(max: f64, target: usize) -> (Vec<f64>, usize) {
     } else {
         1.0
     };
-    let rough = max / target.max(1) as f64;
-    let magnitude = 10f64.powf(rough.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= rough * (1.0 - 1e-9))
-        .unwrap_or(10.0 * magnitude);
+    let step = chart::nice_step(max / target.max(1) as f64);
     let n = (max / step - 1e-9).ceil().max(1.0) as usize;
     let decimals = (-step.log10().floor()).max(0.0) as usize;
     ((0..=n).map(|i| i as f64 * step).collect(), decimals)
