@@ -4,6 +4,7 @@
 mod device;
 mod engine;
 mod ladder;
+mod matches;
 mod perft;
 mod pit;
 mod play;

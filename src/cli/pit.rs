@@ -11,13 +11,11 @@
 //! `max-plies`), the final seeds `S-N`, and `south=SPEC north=SPEC`. `oware replay` ignores
 //! everything after the tab.
 
-use super::device::parse_device;
+use super::matches::MatchArgs;
 use anyhow::Context;
-use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::arena::{GameOutcome, MatchOptions, MatchSummary, play_match};
+use oware_engine::arena::{GameOutcome, MatchSummary, play_match};
 use oware_engine::elo::MatchScore;
 use oware_engine::spec::PlayerSpec;
-use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_trainer::progress::MatchStatus;
 use serde_json::json;
@@ -36,24 +34,14 @@ pub struct Args {
     /// opening once).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
-    /// Random plies before the players take over [default: 2 to 4, drawn per opening].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=200))]
-    opening_plies: Option<u32>,
-    /// Games played at once [default: the number of CPUs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: Option<u32>,
-    /// Seed of the openings and of the players' random choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    matches: MatchArgs,
     /// Write every game to FILE, one per line: moves, a tab, then the result.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Print the result as one JSON object on stdout (progress stays on stderr).
     #[arg(long)]
     json: bool,
-    /// Device for network players: cpu, wgpu or cuda.
-    #[arg(long, default_value = "cpu", value_parser = parse_device)]
-    device: DeviceKind,
 }
 
 fn wdl_json(m: &MatchScore) -> serde_json::Value {
@@ -80,24 +68,16 @@ fn write_record(
 /// Runs `oware pit`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Fail on unbuildable players (and load their networks once) before any game starts.
-    let builder_a = PlayerBuilder::new(&args.a, args.device).context("player A")?;
-    let builder_b = PlayerBuilder::new(&args.b, args.device).context("player B")?;
+    let device = args.matches.device;
+    let builder_a = PlayerBuilder::new(&args.a, device).context("player A")?;
+    let builder_b = PlayerBuilder::new(&args.b, device).context("player B")?;
     builder_a.build(0).context("player A")?;
     builder_b.build(0).context("player B")?;
-    let threads = match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
     let pairs = args.games.div_ceil(2);
     let started = Instant::now();
     let progress = MatchStatus::new(u64::from(args.games), false);
-    let options = MatchOptions {
-        games: args.games,
-        opening_plies: args.opening_plies,
-        seed: args.seed,
-        threads,
-        max_plies: DEFAULT_MAX_PLIES,
-    };
+    let options = args.matches.options(args.games, args.matches.seed);
+    let threads = options.threads;
     let make_a = |seed: u64| builder_a.build(seed).map_err(|e| format!("{e:#}"));
     let make_b = |seed: u64| builder_b.build(seed).map_err(|e| format!("{e:#}"));
     let games = play_match(&make_a, &make_b, &options, &|g| {

@@ -8,15 +8,14 @@
 
 mod record;
 
-use super::device::parse_device;
+use super::matches::MatchArgs;
 use anyhow::{Context, bail};
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::arena::{MatchOptions, mix, play_games};
+use oware_engine::arena::{mix, play_games};
 use oware_engine::atomic::write_atomic;
 use oware_engine::elo::MatchScore;
 use oware_engine::ratings::{Pairing, RatingError, Ratings, fit};
 use oware_engine::spec::PlayerSpec;
-use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_trainer::progress::MatchStatus;
 use oware_trainer::report::ladder::{Bar, draw};
@@ -54,24 +53,14 @@ pub struct Args {
     /// Draw the ratings chart to FILE [default: DIR/ladder.png with --record, else none].
     #[arg(long, value_name = "FILE.png")]
     out: Option<PathBuf>,
-    /// Random plies before the players take over [default: 2 to 4, drawn per opening].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=200))]
-    opening_plies: Option<u32>,
-    /// Games played at once [default: the number of CPUs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: Option<u32>,
-    /// Seed of the openings and of the players' random choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    matches: MatchArgs,
     /// Print the result as one JSON object on stdout (progress stays on stderr).
     #[arg(long)]
     json: bool,
     /// Plain log lines instead of a live status line.
     #[arg(long, short)]
     quiet: bool,
-    /// Device for network players: cpu, wgpu or cuda.
-    #[arg(long, default_value = "cpu", value_parser = parse_device)]
-    device: DeviceKind,
 }
 
 /// The pairs of players that meet: `(A, B)` indices, A the earlier in the list.
@@ -142,23 +131,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .enumerate()
         .map(|(i, spec)| {
-            let b = PlayerBuilder::new(spec, args.device)
+            let b = PlayerBuilder::new(spec, args.matches.device)
                 .with_context(|| format!("player {} ({spec})", i + 1))?;
             b.build(0)
                 .with_context(|| format!("player {} ({spec})", i + 1))?;
             Ok(b)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let threads = match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
     let settings = Settings {
         players: specs.clone(),
         gauntlet: args.gauntlet,
         games: args.games,
-        seed: args.seed,
-        opening_plies: args.opening_plies,
+        seed: args.matches.seed,
+        opening_plies: args.matches.opening_plies,
         max_plies: DEFAULT_MAX_PLIES,
     };
     if let Some(dir) = &args.record {
@@ -207,13 +192,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         if !todo.is_empty() {
             status.start(&format!("{what}: "));
-            let options = MatchOptions {
-                games: args.games,
-                opening_plies: args.opening_plies,
-                seed: pairing_seed(args.seed, a, b),
-                threads,
-                max_plies: DEFAULT_MAX_PLIES,
-            };
+            let options = args
+                .matches
+                .options(args.games, pairing_seed(args.matches.seed, a, b));
             let make_a = |seed: u64| builders[a].build(seed).map_err(|e| format!("{e:#}"));
             let make_b = |seed: u64| builders[b].build(seed).map_err(|e| format!("{e:#}"));
             play_games(&make_a, &make_b, &options, &todo, &|g| {

@@ -9,7 +9,9 @@
 //! at its outline's left edge, which leaves uneven gaps in a monospaced one.)
 
 use anyhow::{Context, anyhow};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::sync::OnceLock;
 
@@ -18,6 +20,9 @@ pub const SANS: &str = "oware-sans";
 
 /// Charts are drawn this many times larger, then scaled down to the asked size.
 pub const SUPERSAMPLE: u32 = 2;
+
+/// Size of tick labels and other small text, in final-image pixels.
+pub const LABEL: f64 = 16.0;
 
 /// Black text.
 pub const INK: RGBColor = RGBColor(20, 20, 20);
@@ -102,6 +107,115 @@ pub fn fit<DB: DrawingBackend>(
         }
     }
     String::new()
+}
+
+/// Draws `s` centred across the image (`width` final-image pixels), its top at `y`, shortened
+/// to fit with a margin of 20 pixels on each side.
+pub fn centred_text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &str,
+    style: &TextStyle<'_>,
+    width: f64,
+    y: f64,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let s = fit(area, s, style, width - 40.0);
+    let x = (width - text_width(area, &s, style)) / 2.0;
+    area.draw_text(&s, style, (px(x), px(y)))?;
+    Ok(())
+}
+
+/// The house style of a chart's grid and axes: grid lines at the labelled ticks only, a
+/// dark frame, outward ticks, label and axis-title fonts.
+pub fn style_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged,
+    Y: Ranged,
+    DB: DrawingBackend,
+{
+    mesh.max_light_lines(0)
+        .bold_line_style(GRID.stroke_width(px(1.0) as u32))
+        .axis_style(FRAME.stroke_width(px(1.5) as u32))
+        .set_all_tick_mark_size(px(6.0))
+        .label_style(text(SANS, LABEL, INK))
+        .axis_desc_style(text(SANS, 17.0, INK))
+}
+
+/// Closes the frame of a chart whose axes drew its left and bottom edges: a thin top and right
+/// edge over `x` and `y`, the data ranges.
+pub fn close_frame<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    chart.draw_series(LineSeries::new(
+        [(x0, y1), (x1, y1), (x1, y0)],
+        FRAME.stroke_width(px(1.0) as u32),
+    ))?;
+    Ok(())
+}
+
+/// A dashed reference line from `from` to `to` (data coordinates).
+pub fn reference_line<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    chart.draw_series(DashedLineSeries::new(
+        [from, to],
+        px(8.0),
+        px(6.0),
+        REFERENCE.stroke_width(px(1.5) as u32),
+    ))?;
+    Ok(())
+}
+
+/// Where a chart's plotting area lies in the final image, in pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlotRect {
+    /// Left edge.
+    pub left: f64,
+    /// Right edge.
+    pub right: f64,
+    /// Top edge.
+    pub top: f64,
+    /// Bottom edge.
+    pub bottom: f64,
+}
+
+impl PlotRect {
+    /// The rectangle of a (supersampled) drawing area.
+    pub fn of<DB: DrawingBackend, CT: CoordTranslate>(area: &DrawingArea<DB, CT>) -> PlotRect {
+        let (xr, yr) = area.get_pixel_range();
+        let scale = f64::from(SUPERSAMPLE);
+        PlotRect {
+            left: f64::from(xr.start) / scale,
+            right: f64::from(xr.end) / scale,
+            top: f64::from(yr.start) / scale,
+            bottom: f64::from(yr.end) / scale,
+        }
+    }
+
+    /// The pixel of `(x, y)` where the left edge is `x_range.0`, the right `x_range.1`, the
+    /// bottom `y_range.0` and the top `y_range.1`.
+    pub fn map(&self, (x, y): (f64, f64), x_range: (f64, f64), y_range: (f64, f64)) -> (f64, f64) {
+        let fx = (x - x_range.0) / (x_range.1 - x_range.0);
+        let fy = (y - y_range.0) / (y_range.1 - y_range.0);
+        (
+            self.left + fx * (self.right - self.left),
+            self.bottom - fy * (self.bottom - self.top),
+        )
+    }
 }
 
 /// The smallest "nice" step (1, 2 or 5 times a power of ten) at least `rough` (positive and
@@ -230,6 +344,22 @@ mod tests {
         let png = pic.encode_png().expect("encodes");
         let back = image::load_from_memory(&png).expect("decodes").to_rgb8();
         assert_eq!(back.dimensions(), (200, 80));
+    }
+
+    #[test]
+    fn rectangles_map_corners() {
+        let r = PlotRect {
+            left: 100.0,
+            right: 900.0,
+            top: 50.0,
+            bottom: 450.0,
+        };
+        assert_eq!(r.map((0.0, 0.0), (0.0, 4.0), (0.0, 100.0)), (100.0, 450.0));
+        assert_eq!(r.map((4.0, 100.0), (0.0, 4.0), (0.0, 100.0)), (900.0, 50.0));
+        assert_eq!(
+            r.map((0.0, 50.0), (-2.0, 2.0), (0.0, 100.0)),
+            (500.0, 250.0)
+        );
     }
 
     #[test]

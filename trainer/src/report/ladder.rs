@@ -3,8 +3,8 @@
 //! line at the anchor's 0.
 
 use super::chart::{
-    self, FRAME, GRID, INK, MUTED, Picture, REFERENCE, SANS, color, fit, nice_step, px, text,
-    text_width,
+    self, INK, LABEL, MUTED, Picture, PlotRect, REFERENCE, SANS, centred_text, close_frame, color,
+    fit, nice_step, px, reference_line, style_mesh, text, text_width,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,8 +15,6 @@ pub const WIDTH: u32 = 1000;
 const ROW: f64 = 34.0;
 /// Height of everything but the rows: title, subtitle, axis.
 const CHROME: f64 = 170.0;
-/// Size of labels.
-const LABEL: f64 = 16.0;
 
 /// One player on the chart.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,14 +32,8 @@ pub struct Bar {
 /// Where the chart put the data, in image pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
-    /// Left edge of the plot.
-    pub left: f64,
-    /// Right edge of the plot.
-    pub right: f64,
-    /// Top edge of the plot.
-    pub top: f64,
-    /// Bottom edge of the plot.
-    pub bottom: f64,
+    /// The plot's rectangle.
+    pub rect: PlotRect,
     /// Elo at the left edge.
     pub x_min: f64,
     /// Elo at the right edge.
@@ -49,12 +41,12 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// Image coordinates of `elo` on row `row` (0 at the top).
+    /// Image coordinates of `elo` on row `row` of `rows` (0 at the top).
     pub fn map(&self, elo: f64, row: usize, rows: usize) -> (f64, f64) {
-        let x =
-            self.left + (elo - self.x_min) / (self.x_max - self.x_min) * (self.right - self.left);
-        let y = self.top + (row as f64 + 0.5) / rows.max(1) as f64 * (self.bottom - self.top);
-        (x, y)
+        let rows = rows.max(1) as f64;
+        let y = rows - row as f64 - 0.5;
+        self.rect
+            .map((elo, y), (self.x_min, self.x_max), (0.0, rows))
     }
 }
 
@@ -104,14 +96,8 @@ where
 {
     let width = f64::from(WIDTH);
     root.fill(&WHITE)?;
-    let centre = |s: &str, style: &TextStyle<'_>, y: f64| -> anyhow::Result<()> {
-        let s = fit(root, s, style, width - 40.0);
-        let x = (width - text_width(root, &s, style)) / 2.0;
-        root.draw_text(&s, style, (px(x), px(y)))?;
-        Ok(())
-    };
-    centre(title, &text(SANS, 28.0, INK), 10.0)?;
-    centre(subtitle, &text(SANS, 16.0, MUTED), 48.0)?;
+    centred_text(root, title, &text(SANS, 28.0, INK), width, 10.0)?;
+    centred_text(root, subtitle, &text(SANS, 16.0, MUTED), width, 48.0)?;
 
     // Player names on the left, as wide as the longest needs (at most 40% of the image).
     let label_style = text(SANS, LABEL, INK);
@@ -145,38 +131,18 @@ where
             format!("{v:+.0}")
         }
     };
-    chart
-        .configure_mesh()
+    style_mesh(&mut chart.configure_mesh())
         .x_labels(9)
         .y_labels(0)
-        .max_light_lines(0)
         .disable_y_mesh()
-        .bold_line_style(GRID.stroke_width(px(1.0) as u32))
-        .axis_style(FRAME.stroke_width(px(1.5) as u32))
-        .set_all_tick_mark_size(px(6.0))
-        .label_style(text(SANS, LABEL, INK))
-        .axis_desc_style(text(SANS, 17.0, INK))
         .x_desc("rating (Elo), with 95% intervals")
         .x_label_formatter(&x_format)
         .draw()?;
-    chart.draw_series(LineSeries::new(
-        [(x_min, rows as f64), (x_max, rows as f64), (x_max, 0.0)],
-        FRAME.stroke_width(px(1.0) as u32),
-    ))?;
-    chart.draw_series(DashedLineSeries::new(
-        [(0.0, 0.0), (0.0, rows as f64)],
-        px(8.0),
-        px(6.0),
-        REFERENCE.stroke_width(px(1.5) as u32),
-    ))?;
+    close_frame(&mut chart, (x_min, x_max), (0.0, rows as f64))?;
+    reference_line(&mut chart, (0.0, 0.0), (0.0, rows as f64))?;
 
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let scale = f64::from(chart::SUPERSAMPLE);
     let frame = Frame {
-        left: f64::from(xr.start) / scale,
-        right: f64::from(xr.end) / scale,
-        top: f64::from(yr.start) / scale,
-        bottom: f64::from(yr.end) / scale,
+        rect: PlotRect::of(chart.plotting_area()),
         x_min,
         x_max,
     };
@@ -206,7 +172,7 @@ where
         root.draw_text(
             name,
             &label_style,
-            (px(frame.left - 12.0 - w), px(px_y - LABEL * 0.55)),
+            (px(frame.rect.left - 12.0 - w), px(px_y - LABEL * 0.3)),
         )?;
         let value = if bar.anchor {
             "0".to_string()
@@ -217,12 +183,12 @@ where
         let vw = text_width(root, &value, &value_style);
         let (left_end, _) = frame.map(bar.rating - bar.ci95, row, rows);
         let (right_end, _) = frame.map(bar.rating + bar.ci95, row, rows);
-        let vx = if right_end + 12.0 + vw <= frame.right - 4.0 {
+        let vx = if right_end + 12.0 + vw <= frame.rect.right - 4.0 {
             right_end + 12.0
         } else {
-            (left_end - 12.0 - vw).max(frame.left + 4.0)
+            (left_end - 12.0 - vw).max(frame.rect.left + 4.0)
         };
-        root.draw_text(&value, &value_style, (px(vx), px(px_y - 14.0 * 0.55)))?;
+        root.draw_text(&value, &value_style, (px(vx), px(px_y - 14.0 * 0.3)))?;
     }
     Ok(frame)
 }
@@ -292,7 +258,7 @@ mod tests {
         assert!(!near((x_hi + 8.0, y), color(0)));
         // Names and numbers are dark text left of the plot.
         let dark = (0..pic.height as i64)
-            .flat_map(|y| (0..f.left as i64).map(move |x| (x, y)))
+            .flat_map(|y| (0..f.rect.left as i64).map(move |x| (x, y)))
             .filter(|&(x, y)| pic.pixel(x, y).is_some_and(|p| p.iter().all(|&v| v < 90)))
             .count();
         assert!(dark > 300, "{dark}");

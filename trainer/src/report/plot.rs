@@ -4,8 +4,8 @@
 
 use super::Series;
 use super::chart::{
-    self, FRAME, GRID, INK, MUTED, PALETTE, Picture, REFERENCE, SANS, color, fit, px, text,
-    text_width,
+    self, INK, MUTED, PALETTE, Picture, PlotRect, SANS, centred_text, close_frame, color, fit, px,
+    reference_line, style_mesh, text, text_width,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,8 +15,6 @@ pub const WIDTH: u32 = 1000;
 /// Height of the image in pixels.
 pub const HEIGHT: u32 = 600;
 
-/// Size of tick labels and the legend.
-const LABEL: f64 = 16.0;
 /// Height of a legend row.
 const LEGEND_ROW: f64 = 24.0;
 /// Legend rows shown at most; with more opponents the last row says how many are left out.
@@ -29,14 +27,8 @@ const ENTRY_GAP: f64 = 30.0;
 /// The plotting rectangle in image pixels and the data range it shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
-    /// Left edge (x of 0 minutes).
-    pub left: f64,
-    /// Right edge (x of `x_max` minutes).
-    pub right: f64,
-    /// Top edge (y of 100%).
-    pub top: f64,
-    /// Bottom edge (y of 0%).
-    pub bottom: f64,
+    /// The rectangle: 0 minutes on the left, 0% at the bottom, 100% at the top.
+    pub rect: PlotRect,
     /// Minutes at the right edge.
     pub x_max: f64,
 }
@@ -44,9 +36,8 @@ pub struct Frame {
 impl Frame {
     /// Image coordinates of `minutes` and `percent`.
     pub fn map(&self, minutes: f64, percent: f64) -> (f64, f64) {
-        let x = self.left + (minutes / self.x_max) * (self.right - self.left);
-        let y = self.bottom - (percent / 100.0) * (self.bottom - self.top);
-        (x, y)
+        self.rect
+            .map((minutes, percent), (0.0, self.x_max), (0.0, 100.0))
     }
 }
 
@@ -164,15 +155,8 @@ where
     let height = f64::from(HEIGHT);
     root.fill(&WHITE)?;
 
-    // Title and subtitle, centred.
-    let centre = |s: &str, style: &TextStyle<'_>, y: f64| -> anyhow::Result<()> {
-        let s = fit(root, s, style, width - 40.0);
-        let x = (width - text_width(root, &s, style)) / 2.0;
-        root.draw_text(&s, style, (px(x), px(y)))?;
-        Ok(())
-    };
-    centre(title, &text(SANS, 30.0, INK), 10.0)?;
-    centre(subtitle, &text(SANS, 17.0, MUTED), 50.0)?;
+    centred_text(root, title, &text(SANS, 30.0, INK), width, 10.0)?;
+    centred_text(root, subtitle, &text(SANS, 17.0, MUTED), width, 50.0)?;
 
     // The legend: every opponent with its last score, under the plot.
     let legend_style = text(SANS, 17.0, INK);
@@ -227,33 +211,17 @@ where
         .build_cartesian_2d(0.0..x_max, 0.0..100.0)?;
     let x_format = |v: &f64| format!("{v:.x_decimals$}");
     let y_format = |v: &f64| format!("{v:.0}");
-    chart
-        .configure_mesh()
+    style_mesh(&mut chart.configure_mesh())
         .x_labels(x_ticks.len())
         .y_labels(11)
-        .max_light_lines(0)
-        .bold_line_style(GRID.stroke_width(px(1.0) as u32))
-        .axis_style(FRAME.stroke_width(px(1.5) as u32))
-        .set_all_tick_mark_size(px(6.0))
-        .label_style(text(SANS, LABEL, INK))
-        .axis_desc_style(text(SANS, 17.0, INK))
         .x_desc("training time (minutes)")
         .y_desc("score (%)")
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .draw()?;
 
-    // The dashed 50% line, then the frame's top and right edges.
-    chart.draw_series(DashedLineSeries::new(
-        [(0.0, 50.0), (x_max, 50.0)],
-        px(8.0),
-        px(6.0),
-        REFERENCE.stroke_width(px(1.5) as u32),
-    ))?;
-    chart.draw_series(LineSeries::new(
-        [(0.0, 100.0), (x_max, 100.0), (x_max, 0.0)],
-        FRAME.stroke_width(px(1.0) as u32),
-    ))?;
+    reference_line(&mut chart, (0.0, 50.0), (x_max, 50.0))?;
+    close_frame(&mut chart, (0.0, x_max), (0.0, 100.0))?;
 
     // Bands first, so every curve lies on top of every band.
     for (i, s) in series.iter().enumerate() {
@@ -278,13 +246,8 @@ where
         chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.16).filled())))?;
     }
     // Markers shrink when the points crowd each other.
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let scale = f64::from(chart::SUPERSAMPLE);
     let frame = Frame {
-        left: f64::from(xr.start) / scale,
-        right: f64::from(xr.end) / scale,
-        top: f64::from(yr.start) / scale,
-        bottom: f64::from(yr.end) / scale,
+        rect: PlotRect::of(chart.plotting_area()),
         x_max,
     };
     let most = series
@@ -293,7 +256,7 @@ where
         .max()
         .unwrap_or(1)
         .max(1);
-    let spacing = (frame.right - frame.left) / most as f64;
+    let spacing = (frame.rect.right - frame.rect.left) / most as f64;
     let marker = (spacing / 4.0).clamp(1.6, 3.8);
     for (i, s) in series.iter().enumerate() {
         let c = color(i);
@@ -388,20 +351,6 @@ mod tests {
     }
 
     #[test]
-    fn frame_maps_corners() {
-        let f = Frame {
-            left: 100.0,
-            right: 900.0,
-            top: 50.0,
-            bottom: 450.0,
-            x_max: 4.0,
-        };
-        assert_eq!(f.map(0.0, 0.0), (100.0, 450.0));
-        assert_eq!(f.map(4.0, 100.0), (900.0, 50.0));
-        assert_eq!(f.map(2.0, 50.0), (500.0, 250.0));
-    }
-
-    #[test]
     fn legend_fits_in_one_line_or_in_columns() {
         // Few entries: one centred line.
         let (slots, left_out) = legend_layout(&[200.0, 300.0], 1000.0, 5);
@@ -429,8 +378,9 @@ mod tests {
             draw_framed("quick1", "mcts:sims=100 vs. each opponent", &series).expect("draws");
         assert_eq!((c.width, c.height), (WIDTH, HEIGHT));
         assert!((f.x_max - 0.9).abs() < 1e-9, "{}", f.x_max);
-        assert!(f.left > 40.0 && f.right < f64::from(WIDTH) && f.top > 40.0);
-        assert!(f.bottom < f64::from(HEIGHT) - 80.0 && f.bottom - f.top > 300.0);
+        let r = f.rect;
+        assert!(r.left > 40.0 && r.right < f64::from(WIDTH) && r.top > 40.0);
+        assert!(r.bottom < f64::from(HEIGHT) - 80.0 && r.bottom - r.top > 300.0);
         let at = |(x, y): (f64, f64)| c.pixel(x.round() as i64, y.round() as i64);
         for (i, s) in series.iter().enumerate() {
             assert!(count(&c, color(i), 10) > 300, "colour {i}");
@@ -466,7 +416,7 @@ mod tests {
         assert!((-2..=2).any(|d| {
             (0..30).any(|dx| {
                 c.pixel(x as i64 + dx, y as i64 + d)
-                    .is_some_and(|p| distance(p, REFERENCE) <= 40)
+                    .is_some_and(|p| distance(p, chart::REFERENCE) <= 40)
             })
         }));
         // The corners stay white.
@@ -489,7 +439,7 @@ mod tests {
             .collect();
         let (c, f) = draw_framed("many", "", &series).expect("draws");
         assert_eq!((c.width, c.height), (WIDTH, HEIGHT));
-        assert!(f.bottom - f.top > 250.0, "{f:?}");
+        assert!(f.rect.bottom - f.rect.top > 250.0, "{f:?}");
         assert!((0..10).all(|i| count(&c, color(i), 10) > 50));
     }
 
