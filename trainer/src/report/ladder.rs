@@ -69,7 +69,8 @@ pub fn draw_framed(title: &str, subtitle: &str, bars: &[Bar]) -> anyhow::Result<
     })
 }
 
-/// The Elo range shown: every interval with a margin, rounded out to nice steps, 0 included.
+/// The Elo range shown: every interval with a margin (a wide one on the right, for the values),
+/// rounded out to nice steps, 0 included.
 fn x_range(bars: &[&Bar]) -> (f64, f64) {
     let lo = bars
         .iter()
@@ -79,10 +80,11 @@ fn x_range(bars: &[&Bar]) -> (f64, f64) {
         .iter()
         .map(|b| b.rating + b.ci95)
         .fold(0.0f64, f64::max);
-    let step = nice_step(((hi - lo) / 8.0).max(1.0));
-    let lo = ((lo - 0.3 * step) / step).floor() * step;
-    let hi = ((hi + 0.3 * step) / step).ceil() * step;
-    (lo, hi)
+    // Room on the right for the values written beside the bars.
+    let span = (hi - lo).max(1.0);
+    let (lo, hi) = (lo - 0.04 * span, hi + 0.2 * span);
+    let step = nice_step((hi - lo) / 8.0);
+    ((lo / step).floor() * step, (hi / step).ceil() * step)
 }
 
 fn draw_on<DB: DrawingBackend>(
@@ -188,6 +190,14 @@ where
         } else {
             (left_end - 12.0 - vw).max(frame.rect.left + 4.0)
         };
+        // On a white patch, so grid and anchor lines do not run through the digits.
+        root.draw(&Rectangle::new(
+            [
+                (px(vx - 3.0), px(px_y - 9.0)),
+                (px(vx + vw + 3.0), px(px_y + 9.0)),
+            ],
+            WHITE.filled(),
+        ))?;
         root.draw_text(&value, &value_style, (px(vx), px(px_y - 14.0 * 0.3)))?;
     }
     Ok(frame)
