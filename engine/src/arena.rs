@@ -58,7 +58,19 @@ impl GameOutcome {
     pub fn a_points(&self) -> f64 {
         (self.result.value_for(self.a_side) as f64 + 1.0) / 2.0
     }
+
+    /// The game's record line, as `oware pit --record` writes it: the moves (opening
+    /// included), a tab, [`crate::record::result_text`], then `south=SPEC north=SPEC` for players `a` and `b`.
+    pub fn record_line(&self, a: &str, b: &str) -> String {
+        let (south, north) = if self.a_side == Side::South {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        crate::record::format_line(self.game.moves(), Some(&self.result), Some((south, north)))
+    }
 }
+
 
 /// A 64-bit mix (splitmix64's finalizer), so that nearby seeds give unrelated streams.
 pub fn mix(mut x: u64) -> u64 {
@@ -121,6 +133,28 @@ pub fn play_match(
     options: &MatchOptions,
     on_game: &(dyn Fn(&GameOutcome) + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
+    let all: Vec<u32> = (0..options.games).collect();
+    play_games(a, b, options, &all, on_game)
+}
+
+/// The match runner: plays the games of the match `options` describes whose indices are in
+/// `indices` (each exactly as in the whole match: same opening, colours and seeds), so a match
+/// that was cut short can be completed game by game. [`play_match`] is this with every index.
+/// Returns the games in the order of `indices`; an index past the match is an error.
+pub fn play_games(
+    a: &PlayerFactory<'_>,
+    b: &PlayerFactory<'_>,
+    options: &MatchOptions,
+    indices: &[u32],
+    on_game: &(dyn Fn(&GameOutcome) + Sync),
+) -> Result<Vec<GameOutcome>, String> {
+    if let Some(bad) = indices.iter().find(|&&i| i >= options.games) {
+        return Err(format!(
+            "game {} is not part of a match of {} games",
+            bad + 1,
+            options.games
+        ));
+    }
     let openings = openings(
         options.games.div_ceil(2),
         options.opening_plies,
@@ -132,9 +166,9 @@ pub fn play_match(
         .build()
         .map_err(|e| format!("starting the match threads: {e}"))?;
     pool.install(|| {
-        (0..options.games)
-            .into_par_iter()
-            .map(|index| {
+        indices
+            .par_iter()
+            .map(|&index| {
                 let outcome = play_one(a, b, options, &openings[(index / 2) as usize], index)
                     .map_err(|e| format!("game {}: {e}", index + 1))?;
                 on_game(&outcome);
@@ -278,5 +312,22 @@ mod tests {
         let again = play_match(&factory, &factory, &options, &|_| {}).expect("plays");
         let moves = |g: &[GameOutcome]| g.iter().map(|o| o.game.record()).collect::<Vec<_>>();
         assert_eq!(moves(&games), moves(&again));
+        // Some games alone are those same games.
+        let some = play_games(&factory, &factory, &options, &[5, 2, 6], &|_| {}).expect("plays");
+        assert_eq!(
+            some.iter().map(|g| g.index).collect::<Vec<_>>(),
+            vec![5, 2, 6]
+        );
+        for g in &some {
+            let whole = &games[g.index as usize];
+            assert_eq!(g.game.record(), whole.game.record());
+            assert_eq!((g.a_side, g.result), (whole.a_side, whole.result));
+        }
+        let err =
+            play_games(&factory, &factory, &options, &[7], &|_| {}).expect_err("past the end");
+        assert!(
+            err.contains("game 8 is not part of a match of 7 games"),
+            "{err}"
+        );
     }
 }

@@ -19,7 +19,10 @@ pub struct MatchScore {
 }
 
 /// The z value of a two-sided 95% interval.
-const Z95: f64 = 1.959_963_984_540_054;
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Elo points per unit of the logistic scale (natural log of the odds): `400 / ln 10`.
+pub const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 
 /// The Elo difference that an expected score `s` (strictly between 0 and 1) means.
 pub fn elo_from_score(s: f64) -> f64 {

@@ -22,6 +22,7 @@ mod playout;
 mod position;
 pub mod protocol;
 pub mod record;
+pub mod ratings;
 mod side;
 pub mod spec;
 

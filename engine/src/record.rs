@@ -73,6 +73,19 @@ pub fn moves_text(moves: &[Move]) -> String {
     s
 }
 
+/// The result part of a record line: the result from South's side (`1-0`, `0-1` or
+/// `1/2-1/2`), how the game ended (`captured-25`, `no-move`, `repetition`, `max-plies`) and
+/// the final seeds `S-N`, e.g. `1-0 captured-25 25-11`.
+pub fn result_text(result: &GameResult) -> String {
+    format!(
+        "{} {} {}-{}",
+        result.notation(),
+        result.reason.name(),
+        result.score[0],
+        result.score[1]
+    )
+}
+
 /// The record line of a game (without a line break): its moves and, for a finished game,
 /// a tab, the result, the ending, the final seeds and the players (`south`, `north` specs)
 /// when given.
@@ -83,16 +96,10 @@ pub fn format_line(
 ) -> String {
     let mut line = moves_text(moves);
     if let Some(r) = result {
-        // Writing to a String cannot fail.
-        let _ = write!(
-            line,
-            "\t{} {} {}-{}",
-            r.notation(),
-            r.reason.name(),
-            r.score[0],
-            r.score[1]
-        );
+        line.push('\t');
+        line.push_str(&result_text(r));
         if let Some((south, north)) = players {
+            // Writing to a String cannot fail.
             let _ = write!(line, " south={south} north={north}");
         }
     }

@@ -3,6 +3,8 @@
 
 mod device;
 mod engine;
+mod ladder;
+mod matches;
 mod perft;
 mod pit;
 mod play;
@@ -40,6 +42,8 @@ enum Command {
     Engine(engine::Args),
     /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
     Report(report::Args),
+    /// Rate many players: matches between them, then Bradley-Terry ratings with 95% intervals.
+    Ladder(ladder::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -54,5 +58,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
+        Command::Ladder(args) => ladder::run(args),
     }
 }

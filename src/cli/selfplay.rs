@@ -8,6 +8,7 @@ use oware_engine::record::format_line;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
+use oware_trainer::progress::StatusLine;
 use oware_trainer::selfplay::{
     GameRecord, SelfplayStats, SharedWeights, WorkerControl, with_workers,
 };
@@ -78,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         games_left: Some(&left),
     };
     let started = Instant::now();
+    let status = StatusLine::counter(args.games, "games", false);
     let mut positions = 0u64;
     let mut plies = 0u64;
     let mut games = 0u64;
@@ -97,14 +99,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 write_error = Some(anyhow::anyhow!("writing {}: {e}", path.display()));
                 stop.store(true, Ordering::SeqCst);
             }
-            if !args.json {
-                eprint!("\r{games}/{} games", args.games);
-            }
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            status.inc(1, format!("{:.0} positions/s", positions as f64 / secs));
         }
     })?;
-    if !args.json && games > 0 {
-        eprintln!();
-    }
+    status.finish();
     if let Some(e) = failure {
         // The games finished before the failure are kept.
         out.flush()

@@ -1,11 +1,12 @@
 //! Asking a player for a move while a spinner ticks on stderr.
 
+use indicatif::{ProgressBar, ProgressStyle};
 use oware_engine::{Choice, Game, Limits, Player, PlayerError};
-use std::io::Write;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
+/// Quick answers draw nothing, so the spinner does not flash.
+const SHOW_AFTER: Duration = Duration::from_millis(150);
 
 /// Asks `player` for a move in `game` (not over). With `spinner` on, a thread draws a spinner
 /// and the elapsed time on stderr until the player answers, then clears its line.
@@ -18,30 +19,26 @@ pub fn think(
     if !spinner {
         return player.choose(game, Limits::default());
     }
-    let (done, ticks) = mpsc::channel::<()>();
+    let (done, answered) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let start = Instant::now();
-            // Quick answers draw nothing, so the spinner does not flash.
             if !matches!(
-                ticks.recv_timeout(Duration::from_millis(150)),
+                answered.recv_timeout(SHOW_AFTER),
                 Err(mpsc::RecvTimeoutError::Timeout)
             ) {
                 return;
             }
-            let mut stderr = std::io::stderr();
-            for frame in FRAMES.iter().cycle() {
-                let secs = start.elapsed().as_secs_f32();
-                let _ = write!(stderr, "\r{frame} {label} is thinking... {secs:.1}s");
-                let _ = stderr.flush();
-                // Stops when the sender says so or is dropped (also if `choose` panics).
-                match ticks.recv_timeout(Duration::from_millis(100)) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    _ => break,
-                }
-            }
-            let _ = write!(stderr, "\r\x1b[2K");
-            let _ = stderr.flush();
+            let style = ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .expect("the spinner template is valid")
+                .tick_chars("|/-\\ ");
+            let bar = ProgressBar::new_spinner()
+                .with_style(style)
+                .with_message(format!("{label} is thinking..."));
+            bar.enable_steady_tick(Duration::from_millis(100));
+            // Stops when the sender says so or is dropped (also if `choose` panics); the
+            // result of the wait does not matter.
+            let _ = answered.recv();
+            bar.finish_and_clear();
         });
         let choice = player.choose(game, Limits::default());
         let _ = done.send(());

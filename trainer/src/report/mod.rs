@@ -1,13 +1,13 @@
 //! `oware report`: reads a run's `eval.jsonl` and draws its evaluation curve (score against
 //! each opponent over training wall time) to a PNG, plus a text table of the evaluations.
 //!
-//! The drawing needs no system library and no font file: [`canvas`] is a small RGB raster,
-//! [`font`] a hand-made bitmap font, [`plot`] the chart layout; the `image` crate encodes the
-//! PNG. Matches against the previous checkpoint (`vs_previous`) are listed in the table but
+//! The chart is drawn with `plotters` ([`plot`]) on an in-memory bitmap with a font embedded
+//! in the binary ([`chart`]), so no system font is needed; the `image` crate encodes the PNG.
+//! Matches against the previous checkpoint (`vs_previous`) are listed in the table but
 //! not plotted: their opponent changes at every evaluation, so they make no curve.
 
-pub mod canvas;
-pub mod font;
+pub mod chart;
+pub mod ladder;
 pub mod plot;
 
 use crate::eval::EvalLine;
@@ -251,7 +251,7 @@ pub fn report(run: &Path, out: Option<&Path>) -> anyhow::Result<Report> {
     }
     let name = run_name(&dir);
     let subtitle = subtitle(&lines);
-    let png = plot::draw(&name, &subtitle, &curves).encode_png()?;
+    let png = plot::draw(&name, &subtitle, &curves)?.encode_png()?;
     let out = out.map_or_else(|| dir.join("eval.png"), Path::to_path_buf);
     write_atomic(&out, &png)?;
     Ok(Report {
