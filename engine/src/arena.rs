@@ -71,7 +71,6 @@ impl GameOutcome {
     }
 }
 
-
 /// A 64-bit mix (splitmix64's finalizer), so that nearby seeds give unrelated streams.
 pub fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -21,8 +21,8 @@ mod player;
 mod playout;
 mod position;
 pub mod protocol;
-pub mod record;
 pub mod ratings;
+pub mod record;
 mod side;
 pub mod spec;
 

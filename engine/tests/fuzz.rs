@@ -13,7 +13,7 @@ use oware_engine::lines::{BoundedLines, Line};
 use oware_engine::protocol::Engine;
 use oware_engine::record::{RecordLine, format_line};
 use oware_engine::spec::{MctsEvaluator, PlayerSpec};
-use oware_engine::{Choice, Game, Limits, Player, RandomPlayer};
+use oware_engine::{Choice, Game, Limits, Player, PlayerError, RandomPlayer};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -126,7 +126,7 @@ impl Player for Checked {
         "checked random".to_string()
     }
 
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         assert!(!game.is_over(), "go on a finished game reached the player");
         assert!(limits.sims.is_none_or(|s| (1..=MAX_SIMS).contains(&s)));
         assert!(limits.depth.is_none_or(|d| (1..=MAX_DEPTH).contains(&d)));

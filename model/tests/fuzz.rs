@@ -93,12 +93,15 @@ fn check(s: &Saved, meta: &[u8], model: &[u8], optimizer: &[u8]) -> Result<(), T
     }
     match load_evaluator(&s.dir, &dev) {
         Ok((net, _)) => {
-            // A loaded network evaluates (a damaged one may give nonsense, not a crash).
+            // A loaded network evaluates or reports an error (damaged weights may give
+            // non-finite outputs, which the evaluator refuses); it never crashes.
             let mut out = [Evaluation {
                 policy: [0.0; 6],
                 value: 0.0,
             }];
-            net.evaluate(&[Position::start()], &mut out);
+            if let Err(e) = net.evaluate(&[Position::start()], &mut out) {
+                prop_assert!(!e.to_string().is_empty());
+            }
         }
         Err(e) => named(e.to_string())?,
     }

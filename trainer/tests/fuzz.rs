@@ -11,10 +11,10 @@ mod fuzz_support;
 use fuzz_support::{apply, long_cases, mutate_text, mutations, run};
 use oware_engine::limits::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
 use oware_engine::{Position, Side};
+use oware_model::checksum;
 use oware_trainer::TrainConfig;
-use oware_trainer::replay::{ReplayBuffer, Sample, fnv1a};
+use oware_trainer::replay::{ReplayBuffer, Sample};
 use proptest::prelude::*;
-use std::path::PathBuf;
 
 const CONFIGS: [&str; 4] = [
     include_str!("../../configs/default.toml"),
@@ -198,8 +198,8 @@ fn fuzz_config_long() {
     configs(long_cases());
 }
 
-/// A valid `replay.bin`: `n` samples of start-like positions, saved by the trainer itself.
-fn saved_buffer(n: usize, path: &std::path::Path) -> Vec<u8> {
+/// A valid `replay.bin`: `n` samples of start-like positions, as the trainer writes them.
+fn saved_buffer(n: usize) -> Vec<u8> {
     let mut buf = ReplayBuffer::new(64);
     buf.extend((0..n).map(|i| {
         let mut board = [4u8; 12];
@@ -213,21 +213,14 @@ fn saved_buffer(n: usize, path: &std::path::Path) -> Vec<u8> {
             margin: i as f32 / 48.0,
         }
     }));
-    buf.save(path).expect("save");
-    std::fs::read(path).expect("read back")
+    buf.to_bytes()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-fuzz-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join("replay.bin")
-}
-
-/// The `replay.bin` property: loading never panics; a loaded buffer holds valid positions
-/// within its capacity; an error names the file.
-fn check_replay(path: &std::path::Path, bytes: &[u8]) -> Result<(), TestCaseError> {
-    std::fs::write(path, bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    match ReplayBuffer::load(path) {
+/// The `replay.bin` property (the bytes a checkpoint holds): decoding never panics; a decoded
+/// buffer holds valid positions within its capacity; an error says the buffer is damaged (the
+/// checkpoint reader adds the file's name).
+fn check_replay(bytes: &[u8]) -> Result<(), TestCaseError> {
+    match ReplayBuffer::from_bytes(bytes) {
         Ok(b) => {
             prop_assert!(b.len() <= b.capacity());
             for s in b.sample(b.len().min(8), &mut rand::rng()) {
@@ -237,10 +230,7 @@ fn check_replay(path: &std::path::Path, bytes: &[u8]) -> Result<(), TestCaseErro
                 prop_assert_eq!(seeds, 48);
             }
         }
-        Err(e) => {
-            let msg = format!("{e:#}");
-            prop_assert!(msg.contains(&path.display().to_string()), "{}", msg);
-        }
+        Err(e) => prop_assert!(e.starts_with("damaged replay buffer"), "{}", e),
     }
     Ok(())
 }
@@ -249,24 +239,23 @@ fn check_replay(path: &std::path::Path, bytes: &[u8]) -> Result<(), TestCaseErro
 fn reseal(bytes: &mut [u8]) {
     if bytes.len() >= 8 {
         let body = bytes.len() - 8;
-        let sum = fnv1a(&bytes[..body]);
+        let sum = checksum(&bytes[..body]);
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
     }
 }
 
 fn replay_files(cases: u32) {
-    let path = scratch("replay");
-    let valid = saved_buffer(20, &path);
+    let valid = saved_buffer(20);
     run(
         "replay.bin (arbitrary bytes)",
         cases,
         prop::collection::vec(any::<u8>(), 0..200),
-        |bytes| check_replay(&path, &bytes),
+        |bytes| check_replay(&bytes),
     );
     run("replay.bin (mutated)", cases, mutations(4), |m| {
         let mut bytes = valid.clone();
         apply(&mut bytes, &m);
-        check_replay(&path, &bytes)
+        check_replay(&bytes)
     });
     run(
         "replay.bin (mutated, checksum fixed)",
@@ -276,7 +265,7 @@ fn replay_files(cases: u32) {
             let mut bytes = valid.clone();
             apply(&mut bytes, &m);
             reseal(&mut bytes);
-            check_replay(&path, &bytes)
+            check_replay(&bytes)
         },
     );
     // The header's words (capacity, total, count) set to anything, checksum fixed.
@@ -286,11 +275,8 @@ fn replay_files(cases: u32) {
         let at = 8 + 8 * w;
         bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
         reseal(&mut bytes);
-        check_replay(&path, &bytes)
+        check_replay(&bytes)
     });
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }
 
 #[test]
