@@ -10,10 +10,13 @@ use super::eval::{EvalWeights, capture_gain, evaluate_with};
 use super::score::{
     MATE, PLY_STEP, from_table, plies_to_end, result_score, terminal_score, to_table,
 };
+use super::tables::table_bounds;
 use super::tt::{Bound, Entry, TranspositionTable};
+use crate::egtb::Tables;
 use crate::game::Game;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The deepest the search goes, in plies from the root.
@@ -113,6 +116,8 @@ pub struct Searcher {
     stopped: bool,
     base_ply: u32,
     max_plies: u32,
+    /// Endgame tables probed at every node they cover.
+    tables: Option<Arc<Tables>>,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -145,7 +150,18 @@ impl Searcher {
             stopped: false,
             base_ply: 0,
             max_plies: u32::MAX,
+            tables: None,
         }
+    }
+
+    /// Probes `tables` at every node whose board they cover (see [`super::table_bounds`]).
+    pub fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
+        self.tables = tables;
+    }
+
+    /// The tables the search probes, if any.
+    pub fn tables(&self) -> Option<&Arc<Tables>> {
+        self.tables.as_ref()
     }
 
     /// Uses other evaluation weights (for tuning).
@@ -397,8 +413,25 @@ impl Searcher {
         if self.is_repetition(key, hash) || self.base_ply + ply as u32 >= self.max_plies {
             return Self::terminal(pos, ply, true);
         }
+        // The tables' interval holds whatever the history (they know no ply limit: not used
+        // where the search itself reaches it).
+        let (tb_lo, tb_hi) = match &self.tables {
+            Some(t)
+                if (self.base_ply as u64 + ply as u64 + depth.max(0) as u64)
+                    < self.max_plies as u64 =>
+            {
+                table_bounds(t, pos).unwrap_or((-INF, INF))
+            }
+            _ => (-INF, INF),
+        };
+        if tb_lo == tb_hi || tb_lo >= beta {
+            return tb_lo;
+        }
+        if tb_hi <= alpha {
+            return tb_hi;
+        }
         if depth <= 0 || ply >= MAX_PLY {
-            return evaluate_with(pos, &self.weights);
+            return evaluate_with(pos, &self.weights).clamp(tb_lo, tb_hi);
         }
         // A win can be no closer than the next ply: cut when the window lies beyond it.
         let best_possible = MATE - (ply as i32 + 1) * PLY_STEP + 48;
@@ -512,6 +545,7 @@ impl Searcher {
             }
         }
         self.pop_key(key, hash);
+        let best_score = best_score.clamp(tb_lo, tb_hi);
 
         let bound = if best_score >= beta {
             Bound::Lower

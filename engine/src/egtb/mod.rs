@@ -50,6 +50,7 @@
 mod bits;
 mod bounds;
 mod build;
+mod evaluator;
 mod file;
 mod index;
 mod probe;
@@ -58,8 +59,9 @@ mod successors;
 mod table;
 mod unmove;
 
-pub use bounds::Bounds;
+pub use bounds::{Bounds, CODES};
 pub use build::{BuildError, BuildEvent, TableReport, build_tables};
+pub use evaluator::TableEvaluator;
 pub use file::{
     FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
 };
