@@ -2,6 +2,7 @@
 //! comments are the help text) and a `run` function.
 
 mod device;
+mod egtb;
 mod engine;
 mod perft;
 mod pit;
@@ -40,6 +41,8 @@ enum Command {
     Engine(engine::Args),
     /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
     Report(report::Args),
+    /// Endgame tables: build them, look positions up, list them.
+    Egtb(egtb::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -54,5 +57,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
+        Command::Egtb(args) => egtb::run(args),
     }
 }
