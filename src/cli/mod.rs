@@ -4,6 +4,7 @@
 mod device;
 mod egtb;
 mod engine;
+mod judge;
 mod perft;
 mod pit;
 mod play;
@@ -43,6 +44,8 @@ enum Command {
     Report(report::Args),
     /// Endgame tables: build them, look positions up, list them.
     Egtb(egtb::Args),
+    /// Judge a player's moves on positions from real games with the endgame tables.
+    Judge(judge::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -58,5 +61,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
         Command::Egtb(args) => egtb::run(args),
+        Command::Judge(args) => judge::run(args),
     }
 }

@@ -16,6 +16,7 @@ use crate::egtb::Tables;
 use crate::game::Game;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use crate::side::Side;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,8 +117,10 @@ pub struct Searcher {
     stopped: bool,
     base_ply: u32,
     max_plies: u32,
-    /// Endgame tables probed at every node they cover.
+    /// Endgame tables probed at every node they cover, and the side the last search was for
+    /// (table scores depend on it).
     tables: Option<Arc<Tables>>,
+    root_side: Side,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -151,6 +154,7 @@ impl Searcher {
             base_ply: 0,
             max_plies: u32::MAX,
             tables: None,
+            root_side: Side::South,
         }
     }
 
@@ -208,6 +212,12 @@ impl Searcher {
         self.stopped = false;
         self.base_ply = game.ply();
         self.max_plies = game.max_plies();
+        if self.tables.is_some() && self.root_side != game.to_move() {
+            // Table scores are seen from the searching side: those stored for the other are
+            // not valid now.
+            self.tt.clear();
+        }
+        self.root_side = game.to_move();
         for h in &mut self.history {
             *h /= 8;
         }
@@ -413,14 +423,14 @@ impl Searcher {
         if self.is_repetition(key, hash) || self.base_ply + ply as u32 >= self.max_plies {
             return Self::terminal(pos, ply, true);
         }
-        // The tables' interval holds whatever the history (they know no ply limit: not used
-        // where the search itself reaches it).
+        // The tables hold whatever the history (they know no ply limit: not used where the
+        // search itself reaches it); see `super::tables`.
         let (tb_lo, tb_hi) = match &self.tables {
             Some(t)
                 if (self.base_ply as u64 + ply as u64 + depth.max(0) as u64)
                     < self.max_plies as u64 =>
             {
-                table_bounds(t, pos).unwrap_or((-INF, INF))
+                table_bounds(t, pos, self.root_side).unwrap_or((-INF, INF))
             }
             _ => (-INF, INF),
         };

@@ -4,10 +4,21 @@
 //! their own between heuristic scores and proven game ends: a table win scores
 //! [`TABLE_WIN`] plus 100 per seed of final margin, a loss the mirror image, a draw 0. They
 //! are ordinary (non-decisive) scores for the transposition table.
+//!
+//! A table interval holds whatever the history; where its values give different results
+//! (a cycle-dependent result) the searching side assumes the worst for itself. So every table
+//! node is scored from the point of view of the side the search is for (the root's side):
+//! a settled result (every value in the interval gives it) scores as its lowest margin for
+//! that side, exact where the value is; an open one is searched as usual and held inside the
+//! band of that side's worst result: `0..TABLE_WIN` when it cannot lose, `−TABLE_WIN..0`
+//! (exclusive) when it can. A side that plays the best-scored move therefore keeps the best
+//! result the tables guarantee it, whatever the opponent does: it never loses a table
+//! position the tables call won or drawn for it.
 
 use super::eval::SEED;
 use crate::egtb::Tables;
 use crate::position::Position;
+use crate::side::Side;
 
 /// The score of a table win by the smallest margin, less 100.
 pub const TABLE_WIN: i32 = 15_000;
@@ -22,12 +33,28 @@ pub fn table_score(margin: i32) -> i32 {
     }
 }
 
-/// The scores of the lowest and highest final margin the tables allow the side to move in
-/// `pos` (whatever the history), or `None` when its board is not covered.
+/// The score window the tables give the side to move in `pos` when the search is for
+/// `side`, or `None` when the board is not covered: `(s, s)` for a settled result, otherwise
+/// the range its search is held to (see the module docs).
 #[inline]
-pub fn table_bounds(tables: &Tables, pos: &Position) -> Option<(i32, i32)> {
+pub fn table_bounds(tables: &Tables, pos: &Position, side: Side) -> Option<(i32, i32)> {
     let (lo, hi) = tables.probe(pos)?.margins();
-    Some((table_score(lo), table_score(hi)))
+    let mine = pos.to_move() == side;
+    // Margins for `side`.
+    let (lo, hi) = if mine { (lo, hi) } else { (-hi, -lo) };
+    let (floor, ceiling) = if lo > 0 || hi < 0 || (lo == 0 && hi == 0) {
+        let s = table_score(lo);
+        (s, s)
+    } else if lo == 0 {
+        (0, TABLE_WIN - 1)
+    } else {
+        (-TABLE_WIN + 1, -1)
+    };
+    Some(if mine {
+        (floor, ceiling)
+    } else {
+        (-ceiling, -floor)
+    })
 }
 
 #[cfg(test)]

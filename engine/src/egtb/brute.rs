@@ -81,7 +81,7 @@ impl BruteSolver {
         // (48 − n − (25 − t) ≥ 0).
         let mine = 25 - t;
         let theirs = 48 - n - mine;
-        let captured = if moves.len() % 2 == 0 {
+        let captured = if moves.len().is_multiple_of(2) {
             [mine, theirs]
         } else {
             [theirs, mine]

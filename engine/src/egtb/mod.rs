@@ -53,6 +53,7 @@ mod build;
 mod evaluator;
 mod file;
 mod index;
+mod judge;
 mod probe;
 mod solve;
 mod successors;
@@ -66,6 +67,7 @@ pub use file::{
     FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
 };
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
+pub use judge::{Verdict, judge};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
 pub use solve::{SolveEvent, SolveStats, solve_table};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};

@@ -388,11 +388,11 @@ impl Cursor {
 
     #[inline]
     fn seek(&mut self, i: u64) -> [u8; 12] {
-        if i < self.index || i - self.index > 24 {
-            if let Some(b) = unrank(i, self.n as usize) {
-                self.board = b;
-                self.index = i;
-            }
+        if (i < self.index || i - self.index > 24)
+            && let Some(b) = unrank(i, self.n as usize)
+        {
+            self.board = b;
+            self.index = i;
         }
         while self.index < i {
             Boards::step(&mut self.board);

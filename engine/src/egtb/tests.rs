@@ -253,3 +253,72 @@ fn the_game_history_narrows_the_interval_and_stays_sound() {
     }
     assert!(repeats > 0);
 }
+
+#[test]
+fn alphabeta_with_tables_never_loses_a_won_table_position() {
+    // From positions the tables call won (or at least drawn) for South, against a random
+    // player and alpha-beta with and without tables.
+    use crate::alphabeta::AlphaBetaPlayer;
+    use crate::player::{Limits, Player, RandomPlayer};
+    use std::sync::Arc;
+    let tb = Arc::new(set());
+    let mut rng = SmallRng::seed_from_u64(44);
+    let (mut won, mut safe) = (0, 0);
+    let mut tried = 0;
+    while won + safe < 150 && tried < 50_000 {
+        tried += 1;
+        let n = rng.random_range(4..=8u8);
+        let mut board = [0u8; 12];
+        for _ in 0..n {
+            board[rng.random_range(0..12)] += 1;
+        }
+        let own = rng.random_range(16..=24u8).min(48 - n);
+        let other = 48 - n - own;
+        if other > 24 {
+            continue;
+        }
+        let pos = Position::from_parts(board, [own, other], Side::South).expect("valid");
+        let game = Game::from_position(pos, crate::DEFAULT_MAX_PLIES);
+        if game.is_over() {
+            continue;
+        }
+        let probe = tb.probe(&pos).expect("covered");
+        let (worst, _) = probe.outcomes();
+        if worst == Outcome::Loss {
+            continue;
+        }
+        let opponents: [Box<dyn Player>; 3] = [
+            Box::new(RandomPlayer::new(tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried).with_tables(tb.clone())),
+        ];
+        for mut opponent in opponents {
+            let mut me = AlphaBetaPlayer::new(Some(4), None, tried ^ 7).with_tables(tb.clone());
+            let mut g = game.clone();
+            while !g.is_over() {
+                let mv = if g.to_move() == Side::South {
+                    me.choose(&g, Limits::default()).mv
+                } else {
+                    opponent.choose(&g, Limits::default()).mv
+                };
+                g.play(mv).expect("legal");
+            }
+            let result = g.result().expect("over");
+            let got = Outcome::of_total(result.score[0] as u32);
+            assert!(
+                got >= worst,
+                "{board:?} {own}-{other}: the tables promise at least a {worst:?}, {} got {result}",
+                opponent.name()
+            );
+        }
+        if worst == Outcome::Win {
+            won += 1;
+        } else {
+            safe += 1;
+        }
+    }
+    assert!(
+        won >= 60 && safe >= 30,
+        "{won} won and {safe} drawn-or-better positions tried"
+    );
+}
