@@ -170,7 +170,9 @@ fn play_one(
         let a_to_move = game.to_move() == a_side;
         let player: &mut dyn Player = if a_to_move { pa.as_mut() } else { pb.as_mut() };
         let started = Instant::now();
-        let choice = player.choose(&game, Limits::default());
+        let choice = player
+            .choose(&game, Limits::default())
+            .map_err(|e| format!("player {}: {e}", player.name()))?;
         let slot = &mut times[usize::from(!a_to_move)];
         slot.0 += started.elapsed();
         slot.1 += 1;

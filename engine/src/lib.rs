@@ -24,12 +24,12 @@ pub mod spec;
 
 pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
 pub use elo::MatchScore;
-pub use evaluator::{Evaluation, Evaluator, UniformEvaluator, uniform_policy};
+pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
 pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use moves::{Move, MoveList, ParseMoveError};
 pub use perft::{perft, perft_divide};
-pub use player::{Choice, Limits, Player, RandomPlayer};
+pub use player::{Choice, Limits, Player, PlayerError, RandomPlayer};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::Side;

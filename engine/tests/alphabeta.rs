@@ -192,7 +192,7 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
             } else {
                 &mut b
             };
-            let c = p.choose(&game, Limits::default());
+            let c = p.choose(&game, Limits::default()).expect("a move");
             assert!(game.legal_moves().contains(c.mv));
             let v = c.value.expect("alpha-beta has a value");
             assert!((-1.0..=1.0).contains(&v));
@@ -204,23 +204,27 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
     assert_eq!(play(5), play(5));
     let mut p = AlphaBetaPlayer::new(Some(9), None, 1);
     assert_eq!(p.name(), "alphabeta:depth=9");
-    let c = p.choose(
-        &Game::new(),
-        Limits {
-            depth: Some(2),
-            ..Limits::default()
-        },
-    );
+    let c = p
+        .choose(
+            &Game::new(),
+            Limits {
+                depth: Some(2),
+                ..Limits::default()
+            },
+        )
+        .expect("a move");
     assert!(c.info.starts_with("depth 2 "), "{}", c.info);
     let r = p.last_result().expect("searched");
     assert_eq!(r.depth, 2);
     assert!(r.nodes > 0 && !r.pv.is_empty());
-    let timed = p.choose(
-        &Game::new(),
-        Limits {
-            millis: Some(30),
-            ..Limits::default()
-        },
-    );
+    let timed = p
+        .choose(
+            &Game::new(),
+            Limits {
+                millis: Some(30),
+                ..Limits::default()
+            },
+        )
+        .expect("a move");
     assert!(Game::new().legal_moves().contains(timed.mv));
 }

@@ -120,17 +120,16 @@ impl Engine {
                     Some(r) => Reply::Line(format!("error the game is over: {r}")),
                     None => Reply::Line("error the game is over".to_string()),
                 },
-                Ok(limits) => {
-                    let choice = self.player.choose(&self.game, limits);
-                    if self.game.legal_moves().contains(choice.mv) {
+                Ok(limits) => match self.player.choose(&self.game, limits) {
+                    Ok(choice) if self.game.legal_moves().contains(choice.mv) => {
                         Reply::Line(format!("bestmove {}", choice.mv))
-                    } else {
-                        Reply::Line(format!(
-                            "error the player chose an illegal move {}",
-                            choice.mv
-                        ))
                     }
-                }
+                    Ok(choice) => Reply::Line(format!(
+                        "error the player chose an illegal move {}",
+                        choice.mv
+                    )),
+                    Err(e) => Reply::Line(format!("error the player could not move: {e}")),
+                },
                 Err(e) => Reply::Line(format!("error {e}")),
             },
             other => Reply::Line(format!(

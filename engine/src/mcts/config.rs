@@ -42,8 +42,9 @@ pub enum CpuctForm {
     Growing,
 }
 
-/// Settings of the Monte Carlo tree search. Every field has a default, and unknown keys are an
-/// error when read from TOML or JSON.
+/// Settings of the Monte Carlo tree search. Every field has a default (the `[mcts]` section of
+/// `configs/default.toml` states exactly these, checked by a test in the trainer), and unknown
+/// keys are an error when read from TOML or JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsConfig {
@@ -94,7 +95,7 @@ pub struct MctsConfig {
 impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
-            sims: 200,
+            sims: 100,
             root: RootAlgorithm::Puct,
             cpuct_form: CpuctForm::Constant,
             c_puct: 1.5,
@@ -104,7 +105,7 @@ impl Default for MctsConfig {
             dirichlet_alpha: 1.0,
             dirichlet_frac: 0.25,
             temperature: 1.0,
-            temperature_plies: 30,
+            temperature_plies: 20,
             virtual_loss: 1.0,
             leaves_per_tree: 2,
             gumbel_considered: 6,

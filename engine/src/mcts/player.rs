@@ -5,7 +5,7 @@ use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
 use crate::game::Game;
-use crate::player::{Choice, Limits, Player};
+use crate::player::{Choice, Limits, Player, PlayerError};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
@@ -14,24 +14,29 @@ use std::time::{Duration, Instant};
 const TIMED_CHUNK: u32 = 64;
 
 /// Runs `step(sims)` for `sims` simulations, or, with only a time limit, repeatedly in chunks
-/// until the time is spent (at least one chunk). Returns the total run.
-fn budgeted(sims: u32, limits: Limits, mut step: impl FnMut(u32)) -> u32 {
+/// until the time is spent (at least one chunk). Returns the total run; stops at the first
+/// error of `step`.
+fn budgeted<E>(
+    sims: u32,
+    limits: Limits,
+    mut step: impl FnMut(u32) -> Result<(), E>,
+) -> Result<u32, E> {
     match (limits.sims, limits.millis) {
         (None, Some(ms)) => {
             let deadline = Instant::now() + Duration::from_millis(ms);
             let mut total = 0;
             loop {
-                step(TIMED_CHUNK);
+                step(TIMED_CHUNK)?;
                 total += TIMED_CHUNK;
                 if Instant::now() >= deadline {
-                    return total;
+                    return Ok(total);
                 }
             }
         }
         (s, _) => {
             let n = s.unwrap_or(sims).max(1);
-            step(n);
-            n
+            step(n)?;
+            Ok(n)
         }
     }
 }
@@ -72,14 +77,17 @@ impl Player for RolloutMctsPlayer {
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else
     /// the player's own count.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
         let mut last = None;
         let search = &mut self.search;
         let rng = &mut self.rng;
-        let total = budgeted(self.sims, limits, |n| last = search.run(n, rng));
-        let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        choice(r.mv, r.value, r.visits, total)
+        let total = budgeted(self.sims, limits, |n| {
+            last = search.run(n, rng);
+            Ok::<(), PlayerError>(())
+        })?;
+        let r = last.ok_or(PlayerError::GameOver)?;
+        Ok(choice(r.mv, r.value, r.visits, total))
     }
 
     fn new_game(&mut self) {
@@ -135,7 +143,8 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else the
     /// configured `sims`. `Choice::value` is the root value for the side to move.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    /// A failing evaluator is an error ([`PlayerError::Evaluator`]), never a made-up move.
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
         let sims = self.search.config().sims;
         let mut last = None;
@@ -143,10 +152,11 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         let rng = &mut self.rng;
         let evaluator = &self.evaluator;
         let total = budgeted(sims, limits, |n| {
-            last = search.run(evaluator, n, false, rng)
-        });
-        let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        choice(r.mv, r.value, r.visits, total)
+            last = search.run(evaluator, n, false, rng)?;
+            Ok::<(), PlayerError>(())
+        })?;
+        let r = last.ok_or(PlayerError::GameOver)?;
+        Ok(choice(r.mv, r.value, r.visits, total))
     }
 
     fn new_game(&mut self) {

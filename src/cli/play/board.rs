@@ -135,6 +135,7 @@ pub fn render(
             s.push_str(&cell(&count, CELL, &codes, colour));
         }
         let total = format!("{:>2}", captured[side.index()]);
+        // Writing into a String cannot fail; here and below.
         let _ = write!(s, "    captured {}", paint(&total, &[BOLD], colour));
         if let Some(name) = &names[side.index()] {
             let _ = write!(s, "  ({name})");
@@ -326,7 +327,7 @@ South to move (you)
             let mut player = RandomPlayer::new(seed);
             let mut game = Game::new();
             while !game.is_over() {
-                let mv = player.choose(&game, Limits::default()).mv;
+                let mv = player.choose(&game, Limits::default()).expect("a move").mv;
                 game.play(mv).expect("legal");
             }
             let result = game.result().expect("over");

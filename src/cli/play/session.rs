@@ -287,7 +287,8 @@ impl<W: Write> Session<W> {
         let Some(ai) = self.ai.as_mut() else {
             return Ok(());
         };
-        let choice = think(ai.as_mut(), &self.game, self.term.spinner, &label);
+        let choice = think(ai.as_mut(), &self.game, self.term.spinner, &label)
+            .map_err(|e| anyhow::anyhow!("the AI ({}) could not move: {e}", ai.name()))?;
         let effect = self
             .game
             .play(choice.mv)
@@ -424,7 +425,8 @@ impl<W: Write> Session<W> {
             &self.game,
             spinner,
             &format!("{name} (hint)"),
-        );
+        )
+        .map_err(|e| anyhow::anyhow!("the hint player ({name}) could not move: {e}"))?;
         let eval = evaluation(side, choice.value, &choice.info);
         writeln!(
             self.out,
