@@ -240,7 +240,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .analyse(game)
                     .context("a candidate position is covered by the tables")?;
                 let mut player = builder.build(args.seed ^ (i as u64).wrapping_mul(0x51ED))?;
-                let choice = player.choose(game, Limits::default());
+                let choice = player
+                    .choose(game, Limits::default())
+                    .with_context(|| format!("{} choosing a move", player.name()))?;
                 let v = judge(&analysis, choice.mv).with_context(|| {
                     format!("{} chose {}, not a legal move", player.name(), choice.mv)
                 })?;

@@ -2,7 +2,7 @@
 //! with what the tables prove.
 
 use super::probe::Tables;
-use crate::evaluator::{Evaluation, Evaluator};
+use crate::evaluator::{EvalError, Evaluation, Evaluator};
 use crate::position::Position;
 use std::sync::Arc;
 
@@ -29,14 +29,15 @@ impl<E> TableEvaluator<E> {
 }
 
 impl<E: Evaluator> Evaluator for TableEvaluator<E> {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
-        self.inner.evaluate(positions, out);
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
+        self.inner.evaluate(positions, out)?;
         for (pos, e) in positions.iter().zip(out.iter_mut()) {
             if let Some(p) = self.tables.probe(pos) {
                 let (worst, best) = p.outcomes();
                 e.value = e.value.clamp(worst.value(), best.value());
             }
         }
+        Ok(())
     }
 }
 
@@ -67,7 +68,7 @@ mod tests {
             policy: [0.0; 6],
             value: 0.5,
         }; 3];
-        eval.evaluate(&[win, loss, far], &mut out);
+        eval.evaluate(&[win, loss, far], &mut out).expect("evaluates");
         assert_eq!(out[0].value, 1.0);
         assert_eq!(out[1].value, -1.0);
         assert_eq!(
