@@ -9,6 +9,7 @@
 pub mod alphabeta;
 pub mod arena;
 pub mod atomic;
+pub mod egtb;
 pub mod elo;
 mod evaluator;
 mod game;

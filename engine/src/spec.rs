@@ -11,7 +11,7 @@ use std::str::FromStr;
 /// The valid forms, listed in every error.
 pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
 alphabeta:depth=N,ms=M | mcts:rollouts,sims=N[,c=C][,batch=B] | \
-mcts:model=PATH,sims=N[,batch=B][,c=C] | human";
+mcts:model=PATH,sims=N[,batch=B][,c=C] | human; alphabeta and mcts:model take egtb=DIR";
 
 /// The simulations an MCTS spec gets when it names none.
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
@@ -29,6 +29,8 @@ pub enum PlayerSpec {
         depth: Option<u32>,
         /// Time per move in milliseconds.
         millis: Option<u64>,
+        /// Endgame tables to probe (`egtb=DIR`).
+        egtb: Option<String>,
     },
     /// `mcts:...`: Monte Carlo tree search.
     Mcts(MctsSpec),
@@ -56,6 +58,8 @@ pub struct MctsSpec {
     pub batch: Option<u32>,
     /// The exploration constant (`c=X`), if given.
     pub c: Option<f32>,
+    /// Endgame tables whose values correct the evaluator's (`egtb=DIR`, with a model only).
+    pub egtb: Option<String>,
 }
 
 /// A spec string that is not a valid player.
@@ -107,11 +111,21 @@ fn set_once<T>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), String> 
     Ok(())
 }
 
+/// An `egtb=DIR` option's directory.
+fn parse_egtb(slot: &mut Option<String>, v: &str) -> Result<(), String> {
+    if v.is_empty() {
+        return Err("egtb needs a directory: egtb=DIR".to_string());
+    }
+    set_once(slot, "egtb", v.to_string())
+}
+
 fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
     let mut depth = None;
     let mut millis = None;
+    let mut egtb = None;
     for item in options.split(',') {
         match split_option(item) {
+            ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
             ("depth", v, true) => {
                 set_once(&mut depth, "depth", parse_num("depth", v, 1, MAX_DEPTH)?)?
             }
@@ -119,13 +133,17 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, true) => {
                 return Err(format!(
-                    "unknown alphabeta option '{k}' (expected depth or ms)"
+                    "unknown alphabeta option '{k}' (expected depth, ms or egtb)"
                 ));
             }
             (k, _, false) => return Err(format!("alphabeta option '{k}' needs a value")),
         }
     }
-    Ok(PlayerSpec::AlphaBeta { depth, millis })
+    Ok(PlayerSpec::AlphaBeta {
+        depth,
+        millis,
+        egtb,
+    })
 }
 
 fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
@@ -133,8 +151,10 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     let mut sims = None;
     let mut batch = None;
     let mut c = None;
+    let mut egtb = None;
     for item in options.split(',') {
         match split_option(item) {
+            ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
             ("rollouts", "", false) => {
                 set_once(&mut evaluator, "rollouts/model", MctsEvaluator::Rollouts)?
             }
@@ -152,17 +172,21 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, _) => {
                 return Err(format!(
-                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, batch or c)"
+                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, batch, c or egtb)"
                 ));
             }
         }
     }
     let evaluator = evaluator.ok_or_else(|| "mcts needs 'rollouts' or 'model=PATH'".to_string())?;
+    if egtb.is_some() && evaluator == MctsEvaluator::Rollouts {
+        return Err("egtb=DIR corrects a network's values: it needs model=PATH".to_string());
+    }
     Ok(PlayerSpec::Mcts(MctsSpec {
         evaluator,
         sims: sims.unwrap_or(DEFAULT_MCTS_SIMS),
         batch,
         c,
+        egtb,
     }))
 }
 
@@ -199,7 +223,11 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Human => f.write_str("human"),
-            PlayerSpec::AlphaBeta { depth, millis } => {
+            PlayerSpec::AlphaBeta {
+                depth,
+                millis,
+                egtb,
+            } => {
                 f.write_str("alphabeta")?;
                 let mut sep = ':';
                 if let Some(d) = depth {
@@ -208,6 +236,10 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(ms) = millis {
                     write!(f, "{sep}ms={ms}")?;
+                    sep = ',';
+                }
+                if let Some(dir) = egtb {
+                    write!(f, "{sep}egtb={dir}")?;
                 }
                 Ok(())
             }
@@ -222,6 +254,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(c) = m.c {
                     write!(f, ",c={c}")?;
+                }
+                if let Some(dir) = &m.egtb {
+                    write!(f, ",egtb={dir}")?;
                 }
                 Ok(())
             }
@@ -248,14 +283,16 @@ mod tests {
             parse("alphabeta:depth=8"),
             PlayerSpec::AlphaBeta {
                 depth: Some(8),
-                millis: None
+                millis: None,
+                egtb: None
             }
         );
         assert_eq!(
             parse("alphabeta:ms=200"),
             PlayerSpec::AlphaBeta {
                 depth: None,
-                millis: Some(200)
+                millis: Some(200),
+                egtb: None
             }
         );
         assert_eq!(
@@ -264,7 +301,8 @@ mod tests {
                 evaluator: MctsEvaluator::Rollouts,
                 sims: 1000,
                 batch: None,
-                c: None
+                c: None,
+                egtb: None
             })
         );
         assert_eq!(
@@ -273,7 +311,8 @@ mod tests {
                 evaluator: MctsEvaluator::Model("runs/x y".to_string()),
                 sims: 400,
                 batch: Some(64),
-                c: Some(1.5)
+                c: Some(1.5),
+                egtb: None
             })
         );
         assert_eq!(parse("mcts:rollouts").to_string(), "mcts:rollouts,sims=400");
@@ -291,6 +330,9 @@ mod tests {
             "mcts:rollouts,sims=50,c=1.4",
             "mcts:model=runs/NAME,sims=400",
             "mcts:model=runs/a/checkpoints/step-0000100,sims=20,batch=8,c=2",
+            "alphabeta:depth=8,egtb=tables/16",
+            "alphabeta:ms=50,egtb=tb",
+            "mcts:model=net,sims=400,egtb=tb",
         ] {
             let p = parse(s);
             assert_eq!(p.to_string(), s);
@@ -332,6 +374,9 @@ mod tests {
             ("mcts:rollouts,batch=1025", "out of range 1..=1024"),
             ("alphabeta:depth=121", "out of range 1..=120"),
             ("alphabeta:ms=86400001", "out of range 1..=86400000"),
+            ("alphabeta:depth=4,egtb=", "egtb needs a directory"),
+            ("alphabeta:depth=4,egtb=a,egtb=b", "twice"),
+            ("mcts:rollouts,egtb=tb", "it needs model=PATH"),
         ] {
             let e = match s.parse::<PlayerSpec>() {
                 Ok(p) => panic!("{s} parsed as {p:?}"),

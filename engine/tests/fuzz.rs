@@ -240,9 +240,14 @@ fn check_spec(text: &str) -> Result<(), TestCaseError> {
     match text.parse::<PlayerSpec>() {
         Ok(spec) => {
             match &spec {
-                PlayerSpec::AlphaBeta { depth, millis } => {
+                PlayerSpec::AlphaBeta {
+                    depth,
+                    millis,
+                    egtb,
+                } => {
                     prop_assert!(depth.is_none_or(|d| (1..=MAX_DEPTH).contains(&d)));
                     prop_assert!(millis.is_none_or(|m| (1..=MAX_MILLIS).contains(&m)));
+                    prop_assert!(egtb.as_ref().is_none_or(|d| !d.is_empty()));
                 }
                 PlayerSpec::Mcts(m) => {
                     prop_assert!((1..=MAX_SIMS).contains(&m.sims));
@@ -250,6 +255,7 @@ fn check_spec(text: &str) -> Result<(), TestCaseError> {
                     if let MctsEvaluator::Model(path) = &m.evaluator {
                         prop_assert!(!path.is_empty());
                     }
+                    prop_assert!(m.egtb.as_ref().is_none_or(|d| !d.is_empty()));
                 }
                 PlayerSpec::Random | PlayerSpec::Human => {}
             }

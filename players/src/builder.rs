@@ -1,6 +1,7 @@
 //! The player builder: a spec string in, a fresh [`Player`] per game out, loading a network once.
 
 use anyhow::Context;
+use oware_engine::egtb::{TableEvaluator, Tables};
 use oware_engine::mcts::{MctsConfig, RolloutMctsPlayer};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, PlayerSpec, RandomPlayer};
@@ -35,10 +36,28 @@ pub fn play_mcts_config(spec: &MctsSpec) -> MctsConfig {
     config
 }
 
-/// Builds players from one spec many times (one per game), loading a network only once.
+/// Loads the endgame tables an `egtb=DIR` names (every table of the directory).
+pub fn load_tables(dir: &Path) -> anyhow::Result<Arc<Tables>> {
+    let tables = Tables::load(dir)
+        .with_context(|| format!("loading the endgame tables in {}", dir.display()))?;
+    Ok(Arc::new(tables))
+}
+
+/// The `egtb=DIR` of a spec, if any.
+fn tables_dir(spec: &PlayerSpec) -> Option<&str> {
+    match spec {
+        PlayerSpec::AlphaBeta { egtb, .. } => egtb.as_deref(),
+        PlayerSpec::Mcts(m) => m.egtb.as_deref(),
+        _ => None,
+    }
+}
+
+/// Builds players from one spec many times (one per game), loading a network and endgame
+/// tables only once.
 pub struct PlayerBuilder {
     spec: PlayerSpec,
     network: Option<Arc<NetEvaluator>>,
+    tables: Option<Arc<Tables>>,
 }
 
 impl PlayerBuilder {
@@ -51,9 +70,14 @@ impl PlayerBuilder {
             }) => Some(load_network(Path::new(path), device)?),
             _ => None,
         };
+        let tables = match tables_dir(spec) {
+            Some(dir) => Some(load_tables(Path::new(dir))?),
+            None => None,
+        };
         Ok(PlayerBuilder {
             spec: spec.clone(),
             network,
+            tables,
         })
     }
 
@@ -63,11 +87,12 @@ impl PlayerBuilder {
         PlayerBuilder::new(&parsed, device)
     }
 
-    /// A network player with an already loaded network.
+    /// A network player with an already loaded network (and no tables).
     pub fn with_network(spec: PlayerSpec, network: Arc<NetEvaluator>) -> PlayerBuilder {
         PlayerBuilder {
             spec,
             network: Some(network),
+            tables: None,
         }
     }
 
@@ -81,8 +106,12 @@ impl PlayerBuilder {
         let name = self.spec.to_string();
         Ok(match &self.spec {
             PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
-            PlayerSpec::AlphaBeta { depth, millis } => {
-                Box::new(AlphaBetaPlayer::new(*depth, *millis, seed))
+            PlayerSpec::AlphaBeta { depth, millis, .. } => {
+                let player = AlphaBetaPlayer::new(*depth, *millis, seed);
+                match &self.tables {
+                    Some(t) => Box::new(player.with_tables(t.clone())),
+                    None => Box::new(player),
+                }
             }
             PlayerSpec::Mcts(m) => match &m.evaluator {
                 MctsEvaluator::Rollouts => Box::new(
@@ -99,7 +128,14 @@ impl PlayerBuilder {
                         .network
                         .clone()
                         .with_context(|| format!("the model {path} is not loaded"))?;
-                    Box::new(MctsPlayer::new(network, play_mcts_config(m), seed)?.with_name(name))
+                    let config = play_mcts_config(m);
+                    match &self.tables {
+                        Some(t) => Box::new(
+                            MctsPlayer::new(TableEvaluator::new(network, t.clone()), config, seed)?
+                                .with_name(name),
+                        ),
+                        None => Box::new(MctsPlayer::new(network, config, seed)?.with_name(name)),
+                    }
                 }
             },
             PlayerSpec::Human => anyhow::bail!(

@@ -2,7 +2,9 @@
 //! comments are the help text) and a `run` function.
 
 mod device;
+mod egtb;
 mod engine;
+mod judge;
 mod ladder;
 mod matches;
 mod perft;
@@ -44,6 +46,10 @@ enum Command {
     Report(report::Args),
     /// Rate many players: matches between them, then Bradley-Terry ratings with 95% intervals.
     Ladder(ladder::Args),
+    /// Endgame tables: build them, look positions up, list them.
+    Egtb(egtb::Args),
+    /// Judge a player's moves on positions from real games with the endgame tables.
+    Judge(judge::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -59,5 +65,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
         Command::Ladder(args) => ladder::run(args),
+        Command::Egtb(args) => egtb::run(args),
+        Command::Judge(args) => judge::run(args),
     }
 }

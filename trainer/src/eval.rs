@@ -124,6 +124,7 @@ fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
         sims,
         batch: None,
         c: None,
+        egtb: None,
     })
 }
 

@@ -5,6 +5,7 @@ mod eval;
 mod player;
 mod score;
 mod search;
+mod tables;
 mod tt;
 
 pub use eval::{EvalWeights, SEED, capture_gain, evaluate, evaluate_with};
@@ -15,6 +16,7 @@ pub use score::{
     score_to_value, terminal_score,
 };
 pub use search::{DEFAULT_DEPTH, MAX_PLY, SearchLimits, SearchResult, Searcher};
+pub use tables::{TABLE_WIN, table_bounds, table_score};
 pub use tt::{Bound, Entry, TranspositionTable};
 
 /// The size of a searcher's transposition table unless told otherwise, in MiB.

@@ -2,6 +2,7 @@
 
 use super::score::{format_score, score_to_value};
 use super::search::{SearchLimits, SearchResult, Searcher};
+use crate::egtb::Tables;
 use crate::game::Game;
 use crate::moves::Move;
 use crate::player::{Choice, Limits, Player, PlayerError};
@@ -9,6 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.
 ///
@@ -45,6 +47,12 @@ impl AlphaBetaPlayer {
             seed,
             last: None,
         }
+    }
+
+    /// Probes the endgame tables at every node they cover (`alphabeta:...,egtb=DIR`).
+    pub fn with_tables(mut self, tables: Arc<Tables>) -> AlphaBetaPlayer {
+        self.searcher.set_tables(Some(tables));
+        self
     }
 
     /// The searcher, e.g. to change its evaluation weights.
@@ -100,11 +108,15 @@ pub fn search_info(r: &SearchResult) -> String {
 
 impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
-        match (self.depth, self.millis) {
+        let base = match (self.depth, self.millis) {
             (Some(d), Some(ms)) => format!("alphabeta:depth={d},ms={ms}"),
             (Some(d), None) => format!("alphabeta:depth={d}"),
             (None, Some(ms)) => format!("alphabeta:ms={ms}"),
             (None, None) => format!("alphabeta:depth={}", super::DEFAULT_DEPTH),
+        };
+        match self.searcher.tables() {
+            Some(t) => format!("{base},egtb={}", t.dir().display()),
+            None => base,
         }
     }
 

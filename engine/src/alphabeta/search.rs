@@ -25,10 +25,14 @@ use super::eval::{EvalWeights, capture_gain, evaluate_with};
 use super::score::{
     MATE, PLY_STEP, from_table, plies_to_end, result_score, terminal_score, to_table,
 };
+use super::tables::table_bounds;
 use super::tt::{Bound, Entry, TranspositionTable};
+use crate::egtb::Tables;
 use crate::game::Game;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use crate::side::Side;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The deepest the search goes, in plies from the root.
@@ -141,6 +145,10 @@ pub struct Searcher {
     /// The captured totals at the root: positions with these totals can repeat the game's
     /// history.
     root_captured: [u8; 2],
+    /// Endgame tables probed at every node they cover, and the side the last search was for
+    /// (table scores depend on it).
+    tables: Option<Arc<Tables>>,
+    root_side: Side,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -176,7 +184,19 @@ impl Searcher {
             max_plies: u32::MAX,
             generation: 0,
             root_captured: [0; 2],
+            tables: None,
+            root_side: Side::South,
         }
+    }
+
+    /// Probes `tables` at every node whose board they cover (see [`super::table_bounds`]).
+    pub fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
+        self.tables = tables;
+    }
+
+    /// The tables the search probes, if any.
+    pub fn tables(&self) -> Option<&Arc<Tables>> {
+        self.tables.as_ref()
     }
 
     /// Uses other evaluation weights (for tuning).
@@ -225,6 +245,12 @@ impl Searcher {
         self.max_plies = game.max_plies();
         self.generation = self.generation.wrapping_add(1);
         self.root_captured = game.position().captured();
+        if self.tables.is_some() && self.root_side != game.to_move() {
+            // Table scores are seen from the searching side: those stored for the other are
+            // not valid now.
+            self.tt.clear();
+        }
+        self.root_side = game.to_move();
         for h in &mut self.history {
             *h /= 8;
         }
@@ -452,8 +478,25 @@ impl Searcher {
         if self.base_ply + ply as u32 >= self.max_plies {
             return Self::terminal(pos, ply, true);
         }
+        // The tables hold whatever the history (they know no ply limit: not used where the
+        // search itself reaches it); see `super::tables`.
+        let (tb_lo, tb_hi) = match &self.tables {
+            Some(t)
+                if (self.base_ply as u64 + ply as u64 + depth.max(0) as u64)
+                    < self.max_plies as u64 =>
+            {
+                table_bounds(t, pos, self.root_side).unwrap_or((-INF, INF))
+            }
+            _ => (-INF, INF),
+        };
+        if tb_lo == tb_hi || tb_lo >= beta {
+            return tb_lo;
+        }
+        if tb_hi <= alpha {
+            return tb_hi;
+        }
         if depth <= 0 || ply >= MAX_PLY {
-            return evaluate_with(pos, &self.weights);
+            return evaluate_with(pos, &self.weights).clamp(tb_lo, tb_hi);
         }
         // A win can be no closer than the next ply: cut when the window lies beyond it.
         let best_possible = MATE - (ply as i32 + 1) * PLY_STEP + 48;
@@ -578,6 +621,7 @@ impl Searcher {
         self.pop_key(key, hash);
         let floor = self.rep_floor;
         self.rep_floor = floor.min(outer_floor);
+        let best_score = best_score.clamp(tb_lo, tb_hi);
 
         let bound = if best_score >= beta {
             Bound::Lower

@@ -1,0 +1,73 @@
+//! Endgame tables in the search: the interval a table gives a node, as scores.
+//!
+//! A table value is a final seed count without a distance, so table results get a band of
+//! their own between heuristic scores and proven game ends: a table win scores
+//! [`TABLE_WIN`] plus 100 per seed of final margin, a loss the mirror image, a draw 0. They
+//! are ordinary (non-decisive) scores for the transposition table.
+//!
+//! A table interval holds whatever the history; where its values give different results
+//! (a cycle-dependent result) the searching side assumes the worst for itself. So every table
+//! node is scored from the point of view of the side the search is for (the root's side):
+//! a settled result (every value in the interval gives it) scores as its lowest margin for
+//! that side, exact where the value is; an open one is searched as usual and held inside the
+//! band of that side's worst result: `0..TABLE_WIN` when it cannot lose, `−TABLE_WIN..0`
+//! (exclusive) when it can. A side that plays the best-scored move therefore keeps the best
+//! result the tables guarantee it, whatever the opponent does: it never loses a table
+//! position the tables call won or drawn for it.
+
+use super::eval::SEED;
+use crate::egtb::Tables;
+use crate::position::Position;
+use crate::side::Side;
+
+/// The score of a table win by the smallest margin, less 100.
+pub const TABLE_WIN: i32 = 15_000;
+
+/// The score of a final margin (own seeds minus the opponent's) known from a table.
+#[inline]
+pub fn table_score(margin: i32) -> i32 {
+    match margin.signum() {
+        1 => TABLE_WIN + SEED * margin,
+        -1 => -TABLE_WIN + SEED * margin,
+        _ => 0,
+    }
+}
+
+/// The score window the tables give the side to move in `pos` when the search is for
+/// `side`, or `None` when the board is not covered: `(s, s)` for a settled result, otherwise
+/// the range its search is held to (see the module docs).
+#[inline]
+pub fn table_bounds(tables: &Tables, pos: &Position, side: Side) -> Option<(i32, i32)> {
+    let (lo, hi) = tables.probe(pos)?.margins();
+    let mine = pos.to_move() == side;
+    // Margins for `side`.
+    let (lo, hi) = if mine { (lo, hi) } else { (-hi, -lo) };
+    let (floor, ceiling) = if lo > 0 || hi < 0 || (lo == 0 && hi == 0) {
+        let s = table_score(lo);
+        (s, s)
+    } else if lo == 0 {
+        (0, TABLE_WIN - 1)
+    } else {
+        (-TABLE_WIN + 1, -1)
+    };
+    Some(if mine {
+        (floor, ceiling)
+    } else {
+        (-ceiling, -floor)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabeta::WIN_THRESHOLD;
+
+    #[test]
+    fn table_scores_order_results_and_margins_below_proven_ends() {
+        assert!(table_score(-1) < table_score(0) && table_score(0) < table_score(1));
+        assert!(table_score(2) > table_score(1) && table_score(-2) < table_score(-1));
+        assert!(table_score(48) < WIN_THRESHOLD && table_score(-48) > -WIN_THRESHOLD);
+        // Above any heuristic score (the captured difference dominates it: 48 seeds at most).
+        assert!(table_score(1) > 48 * SEED * 2);
+    }
+}

@@ -1,0 +1,132 @@
+//! An exact, history-aware brute-force solver of the real [`Game`], independent of the tables:
+//! it plays every line with `Game::play` and reads the endings (25 captured, no move,
+//! repetition since the last capture) from `Game::result`, as a game does. Only the ply limit
+//! is set out of reach.
+//!
+//! It answers one yes/no question at a time — does the side to move win? — by AND-OR search.
+//! Asked of a table position with the captured totals chosen so that winning means securing at
+//! least `t` of the board's seeds (25 − t captured already), it decides "value ≥ t" under the
+//! real rules, the 25-seed ending included.
+
+use crate::game::{Game, Winner};
+use crate::position::Position;
+use crate::side::Side;
+use std::collections::HashMap;
+
+/// Decides wins by exhaustive search, remembering positions reached by a capture (whose history
+/// is empty, so their result does not depend on the path).
+#[derive(Debug, Default)]
+pub struct BruteSolver {
+    after_capture: HashMap<u128, bool>,
+    /// Nodes visited so far.
+    pub nodes: u64,
+}
+
+impl BruteSolver {
+    /// A solver with an empty memory.
+    pub fn new() -> BruteSolver {
+        BruteSolver::default()
+    }
+
+    /// Whether `side` wins the game `game` (which may carry a history) with best play.
+    pub fn wins(&mut self, game: &Game, side: Side) -> bool {
+        self.nodes += 1;
+        if let Some(r) = game.result() {
+            return r.winner == Winner::Side(side);
+        }
+        let mover = game.to_move() == side;
+        for m in &game.legal_moves() {
+            let mut child = game.clone();
+            let effect = child.play_unchecked(m);
+            let w = if effect.captured > 0 && child.result().is_none() {
+                let key = child.position().key() ^ ((side as u128) << 120);
+                match self.after_capture.get(&key) {
+                    Some(&w) => w,
+                    None => {
+                        let fresh = Game::from_position(*child.position(), u32::MAX);
+                        let w = self.wins(&fresh, side);
+                        self.after_capture.insert(key, w);
+                        w
+                    }
+                }
+            } else {
+                self.wins(&child, side)
+            };
+            if w == mover {
+                return w;
+            }
+        }
+        !mover
+    }
+
+    /// Whether the side to move in the table position `board` (mover's order, `n` seeds)
+    /// secures at least `t` of its seeds, starting with an empty history, judged by playing
+    /// the real game with 25 − t seeds already captured by the mover.
+    pub fn secures(&mut self, board: &[u8; 12], n: u8, t: u8) -> bool {
+        self.secures_after(board, n, t, &[])
+    }
+
+    /// As [`BruteSolver::secures`], after first playing the quiet `moves` (houses of the side
+    /// to move, 0..6) from the position, so that the question is asked of the position reached
+    /// with that history; `t` counts seeds of its mover. The moves must be legal and must not
+    /// end the game.
+    pub fn secures_after(&mut self, board: &[u8; 12], n: u8, t: u8, moves: &[usize]) -> bool {
+        if t == 0 {
+            return true;
+        }
+        if t > n {
+            return false;
+        }
+        // The side to move after `moves` has 25 − t captured; the other holds the rest
+        // (48 − n − (25 − t) ≥ 0).
+        let mine = 25 - t;
+        let theirs = 48 - n - mine;
+        let captured = if moves.len().is_multiple_of(2) {
+            [mine, theirs]
+        } else {
+            [theirs, mine]
+        };
+        let pos = match Position::from_parts(*board, captured, Side::South) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let mut game = Game::from_position(pos, u32::MAX);
+        for &h in moves {
+            let side = game.to_move();
+            match game.play(crate::moves::Move::from_relative(side, h)) {
+                Ok(_) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let side = game.to_move();
+        self.wins(&game, side)
+    }
+
+    /// The result for the side to move in `game` with best play: it wins, the other side
+    /// wins, or neither (a draw).
+    pub fn outcome(&mut self, game: &Game) -> super::Outcome {
+        let side = game.to_move();
+        if self.wins(game, side) {
+            super::Outcome::Win
+        } else if self.wins(game, !side) {
+            super::Outcome::Loss
+        } else {
+            super::Outcome::Draw
+        }
+    }
+
+    /// The exact number of the board's seeds the mover of `board` secures from an empty
+    /// history, by bisection over [`BruteSolver::secures`].
+    pub fn value(&mut self, board: &[u8; 12], n: u8) -> u8 {
+        let (mut lo, mut hi) = (0u8, n);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.secures(board, n, mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+}

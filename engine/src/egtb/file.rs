@@ -1,0 +1,271 @@
+//! Table files: a 64-byte header, then one code per position in index order.
+//!
+//! | bytes  | field                                                                |
+//! |--------|----------------------------------------------------------------------|
+//! | 0..8   | magic `OWAREGTB`                                                     |
+//! | 8..12  | format version, u32 little-endian ([`FORMAT_VERSION`])               |
+//! | 12..44 | rules and meaning of the values, ASCII, zero-padded ([`RULES`])      |
+//! | 44..48 | seeds on the board, u32                                              |
+//! | 48..56 | positions, u64 (`C(n + 11, 11)`)                                     |
+//! | 56..60 | CRC-32 of the codes                                                  |
+//! | 60..64 | CRC-32 of bytes 0..60                                                |
+//!
+//! Files are written with [`crate::atomic::write_atomic_with`], so a crash leaves the old file
+//! or the new one. Reading checks every field, the length and both checksums, then every code;
+//! each failure is an error that names the file.
+
+use super::index::{MAX_TABLE_SEEDS, table_len};
+use super::table::{Table, TableError};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The file format's version.
+pub const FORMAT_VERSION: u32 = 1;
+/// The rules the tables are built for and what their values mean: Abapa (captures of 2 and 3
+/// chained backwards, grand slam cancelled, must feed, no move and repetition end the game
+/// with each side taking its row), values bounded over all histories.
+pub const RULES: &str = "abapa;rep=own-rows;all-histories";
+/// The header's length in bytes.
+pub const HEADER_LEN: usize = 64;
+const MAGIC: &[u8; 8] = b"OWAREGTB";
+
+/// The file name of the table of `n` seeds: `oware-NN.egtb`.
+pub fn file_name(n: usize) -> String {
+    format!("oware-{n:02}.egtb")
+}
+
+/// The path of the table of `n` seeds in `dir`.
+pub fn table_path(dir: &Path, n: usize) -> PathBuf {
+    dir.join(file_name(n))
+}
+
+/// What is wrong with a table file.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The file does not exist.
+    #[error("{}: no such table file (build it with `oware egtb build`)", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Reading or writing failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What happened.
+        source: io::Error,
+    },
+    /// The file's content is not the table it should be.
+    #[error("{}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl FileError {
+    /// Whether the file is simply not there (as opposed to unreadable or damaged).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, FileError::Missing { .. })
+    }
+}
+
+fn header(n: usize, codes: &[u8]) -> [u8; HEADER_LEN] {
+    let mut h = [0u8; HEADER_LEN];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[12..12 + RULES.len()].copy_from_slice(RULES.as_bytes());
+    h[44..48].copy_from_slice(&(n as u32).to_le_bytes());
+    h[48..56].copy_from_slice(&(codes.len() as u64).to_le_bytes());
+    h[56..60].copy_from_slice(&crc32fast::hash(codes).to_le_bytes());
+    let hc = crc32fast::hash(&h[..60]);
+    h[60..64].copy_from_slice(&hc.to_le_bytes());
+    h
+}
+
+/// Writes `table` into `dir` (atomically) and returns the file's path.
+pub fn write_table(dir: &Path, table: &Table) -> Result<PathBuf, FileError> {
+    let n = table.seeds() as usize;
+    let path = table_path(dir, n);
+    let h = header(n, table.codes());
+    crate::atomic::write_atomic_with(&path, |w: &mut dyn Write| {
+        w.write_all(&h)?;
+        w.write_all(table.codes())
+    })
+    .map_err(|e| FileError::Io {
+        path: path.clone(),
+        source: e.source,
+    })?;
+    Ok(path)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
+}
+
+/// Reads the table of `n` seeds from `dir`, checking everything.
+pub fn read_table(dir: &Path, n: usize) -> Result<Table, FileError> {
+    let path = table_path(dir, n);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(FileError::Missing { path }),
+        Err(source) => return Err(FileError::Io { path, source }),
+    };
+    parse_table(&bytes, n).map_err(|reason| FileError::Invalid { path, reason })
+}
+
+/// Checks a table file's bytes and makes the table of `n` seeds from them.
+fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
+    if n > MAX_TABLE_SEEDS {
+        return Err(format!("tables go up to {MAX_TABLE_SEEDS} seeds, not {n}"));
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(format!(
+            "truncated: {} bytes, shorter than the {HEADER_LEN}-byte header",
+            bytes.len()
+        ));
+    }
+    let h = &bytes[..HEADER_LEN];
+    if &h[..8] != MAGIC {
+        return Err("not an endgame table (wrong magic bytes)".to_string());
+    }
+    if crc32fast::hash(&h[..60]) != u32_at(h, 60) {
+        return Err("damaged header (checksum mismatch)".to_string());
+    }
+    let version = u32_at(h, 8);
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "format version {version}, this program reads version {FORMAT_VERSION}: rebuild the tables"
+        ));
+    }
+    let rules_end = h[12..44].iter().position(|&b| b == 0).unwrap_or(32);
+    let rules = String::from_utf8_lossy(&h[12..12 + rules_end]);
+    if rules != RULES {
+        return Err(format!(
+            "built for rules '{rules}', this program uses '{RULES}': rebuild the tables"
+        ));
+    }
+    let seeds = u32_at(h, 44) as usize;
+    if seeds != n {
+        return Err(format!("holds the table of {seeds} seeds, expected {n}"));
+    }
+    let mut c = [0u8; 8];
+    c.copy_from_slice(&h[48..56]);
+    let count = u64::from_le_bytes(c);
+    let expected = table_len(n);
+    if count != expected {
+        return Err(format!(
+            "says {count} positions, the table of {n} seeds has {expected}"
+        ));
+    }
+    let data = &bytes[HEADER_LEN..];
+    if (data.len() as u64) < count {
+        return Err(format!(
+            "truncated: {} of {count} positions present",
+            data.len()
+        ));
+    }
+    if data.len() as u64 > count {
+        return Err(format!("{} bytes too long", data.len() as u64 - count));
+    }
+    if crc32fast::hash(data) != u32_at(h, 56) {
+        return Err("damaged (checksum of the values does not match)".to_string());
+    }
+    Table::new(n, data.to_vec()).map_err(|e: TableError| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::solve::solve_table;
+
+    fn small_tables(max: u8) -> Vec<Table> {
+        let mut tables = Vec::new();
+        for n in 0..=max {
+            let (t, _) = solve_table(n, &tables, &|_| {});
+            tables.push(t);
+        }
+        tables
+    }
+
+    #[test]
+    fn tables_round_trip_through_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for t in small_tables(4) {
+            let path = write_table(dir.path(), &t).expect("write");
+            assert!(path.ends_with(file_name(t.seeds() as usize)));
+            let back = read_table(dir.path(), t.seeds() as usize).expect("read");
+            assert_eq!(back, t);
+        }
+    }
+
+    #[test]
+    fn missing_truncated_damaged_and_mismatched_files_are_errors_naming_the_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tables = small_tables(3);
+        let e = read_table(dir.path(), 3).expect_err("missing");
+        assert!(
+            e.is_missing() && e.to_string().contains("oware-03.egtb"),
+            "{e}"
+        );
+        let path = write_table(dir.path(), &tables[3]).expect("write");
+        let good = std::fs::read(&path).expect("read");
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (good[..good.len() - 5].to_vec(), "truncated"),
+            (good[..30].to_vec(), "truncated"),
+            (
+                {
+                    let mut b = good.clone();
+                    b[HEADER_LEN + 7] ^= 1;
+                    b
+                },
+                "checksum",
+            ),
+            (
+                {
+                    let mut b = good.clone();
+                    b[45] ^= 1;
+                    b
+                },
+                "header",
+            ),
+            (
+                {
+                    let mut b = good.clone();
+                    b.push(0);
+                    b
+                },
+                "too long",
+            ),
+            (
+                b"PK\x03\x04 something else entirely, long enough to hold a full header....."
+                    .to_vec(),
+                "magic",
+            ),
+        ];
+        for (bytes, why) in cases {
+            std::fs::write(&path, &bytes).expect("write");
+            let e = read_table(dir.path(), 3).expect_err(why);
+            let s = e.to_string();
+            assert!(s.contains("oware-03.egtb") && s.contains(why), "{why}: {s}");
+        }
+        // The table of another seed count under this name.
+        let other = write_table(dir.path(), &tables[2]).expect("write");
+        std::fs::rename(&other, &path).expect("rename");
+        let e = read_table(dir.path(), 3).expect_err("mismatch");
+        assert!(e.to_string().contains("expected 3"), "{e}");
+        // A valid checksum over an invalid code.
+        let mut bad = good.clone();
+        bad[HEADER_LEN] = 250;
+        let fixed = header(3, &bad[HEADER_LEN..]);
+        bad[..HEADER_LEN].copy_from_slice(&fixed);
+        std::fs::write(&path, &bad).expect("write");
+        let e = read_table(dir.path(), 3).expect_err("bad code");
+        assert!(e.to_string().contains("invalid code 250"), "{e}");
+    }
+}

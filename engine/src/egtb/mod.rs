@@ -1,0 +1,79 @@
+//! Endgame tables: for every position with up to 21 seeds on the board, what its side to move
+//! secures with best play, by retrograde analysis under the exact rules of DESIGN §1.
+//!
+//! # What a table holds
+//! The table of `n` seeds has one byte for each of the `C(n + 11, 11)` boards with `n` seeds,
+//! seen from the side to move (its row first; South and North to move share one table by
+//! rotation). The byte is an interval `[lo, hi]` ([`Bounds`]) of **the number of the board's
+//! `n` seeds that the side to move secures with best play of both sides**: seeds it captures
+//! from now on plus those on its row at the end. Captured totals do not change it, so one
+//! table serves every split of the captured seeds.
+//!
+//! Under our rules a repeated position ends the game with each side taking its own row, so
+//! the value of a position depends on the positions played since the last capture: a side
+//! that can steer back to an earlier position may end the game there. The tables therefore
+//! store **bounds that hold for every history**: whatever was played since the last capture
+//! (nothing, right after a capture or at the start of a game), the value lies in `[lo, hi]`.
+//! Where `lo == hi` the value is **exact**: the same after every history, so best play never
+//! depends on a repetition. Elsewhere the interval is **cycle-dependent**: both ends are real
+//! values of some histories in most such positions (sampled histories reach them), and a
+//! consumer must treat it as a bound, never as the value.
+//!
+//! The result follows: the mover's final total is its captured seeds plus the value, and it
+//! wins with more than 24. That holds under the 25-seed ending too: a side that reaches 25
+//! would keep them to any later end, so stopping at 25 changes the final count but never the
+//! result. The interval gives the result whenever all its values give the same one
+//! ([`Probe::outcome`]). The `max_plies` adjudication is not modelled: the tables describe
+//! the game without a ply limit.
+//!
+//! # How it is computed
+//! Let `r(X)` be the seeds on the row of the side to move in `X`. A move that captures leads
+//! to a smaller table, solved first; a position without a legal move is worth `r(X)`. A quiet
+//! move from `P` to `Q` (a cancelled grand slam included) either ends the game, if `Q` was
+//! seen since the last capture, giving the mover `n − r(Q)`, or continues with the mover
+//! getting `n − value(Q)`. So with all moves' intervals `[l_m, h_m]`,
+//!
+//! ```text
+//! lo(P) = max_m l_m,  l_m = n − max(r(Q), hi(Q))     (the worse of both cases)
+//! hi(P) = max_m h_m,  h_m = n − min(r(Q), lo(Q))     (the better of both cases)
+//! ```
+//!
+//! Any `lo`, `hi` with `lo ≤` the right side of the first line and `hi ≥` that of the second at
+//! every position are sound: by induction on the positions not yet in the history (every game
+//! ends), the value after any history lies between them. The solver computes the tightest
+//! such pair, the greatest fixed point, by starting every live position at `lo = n`, `hi = 0`
+//! and lowering (raising) in place until nothing changes ([`solve_table`]).
+//!
+//! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
+//! move back to a position seen since the last capture is exact.
+
+mod bits;
+mod bounds;
+mod build;
+mod evaluator;
+mod file;
+mod index;
+mod judge;
+mod probe;
+mod solve;
+mod successors;
+mod table;
+mod unmove;
+
+pub use bounds::{Bounds, CODES};
+pub use build::{BuildError, BuildEvent, TableReport, build_tables};
+pub use evaluator::TableEvaluator;
+pub use file::{
+    FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
+};
+pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
+pub use judge::{Verdict, judge};
+pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
+pub use solve::{SolveEvent, SolveStats, solve_table};
+pub use successors::{Successor, movers_board, own_row, successors, table_position};
+pub use table::{Table, TableError};
+
+#[cfg(test)]
+mod brute;
+#[cfg(test)]
+mod tests;

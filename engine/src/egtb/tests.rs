@@ -1,0 +1,324 @@
+//! The tables against an exact brute-force solver of the real game, and hand-built positions.
+
+use super::brute::BruteSolver;
+use super::*;
+use crate::game::Game;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::side::Side;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::sync::OnceLock;
+
+/// The tables of 0..=8 seeds, solved once for all tests.
+fn tables() -> &'static [Table] {
+    static T: OnceLock<Vec<Table>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut tables = Vec::new();
+        for n in 0..=8 {
+            let (t, _) = solve_table(n, &tables, &|_| {});
+            tables.push(t);
+        }
+        tables
+    })
+}
+
+fn set() -> Tables {
+    Tables::from_tables(std::path::Path::new("mem"), tables().to_vec())
+}
+
+/// A position from South's side: South's houses a..f, North's A..F, South to move.
+fn south(board: [u8; 12]) -> Position {
+    let n: u8 = board.iter().sum();
+    let south = (48 - n) / 2;
+    Position::from_parts(board, [south, 48 - n - south], Side::South).expect("valid")
+}
+
+/// The smallest tables where the exhaustive solver is quick.
+const SOLVED_BY_BRUTE_FORCE: u8 = 3;
+
+#[test]
+fn every_interval_holds_the_real_games_value_and_every_exact_value_is_it() {
+    let mut solver = BruteSolver::new();
+    let mut checked = 0u64;
+    let mut exact = 0u64;
+    for n in 0..=SOLVED_BY_BRUTE_FORCE {
+        let t = &tables()[n as usize];
+        for (i, board) in Boards::new(n as usize, 0, t.len()) {
+            let b = t.at(i);
+            let v = solver.value(&board, n);
+            assert!(
+                b.lo <= v && v <= b.hi,
+                "n={n} {board:?}: the real game gives {v}, the table {b:?}"
+            );
+            checked += 1;
+            exact += b.is_exact() as u64;
+        }
+    }
+    assert_eq!(checked, 1 + 12 + 78 + 364);
+    // Not a vacuous check: many are exact, and many are not.
+    assert!(exact > 100 && exact < checked - 100, "{exact} of {checked}");
+}
+
+/// Plays back from `board` along random quiet un-moves and returns the start of that history
+/// with the houses played from it to reach `board` (`None` when the walk repeats a position).
+fn random_history(board: &[u8; 12], n: u8, rng: &mut SmallRng) -> Option<([u8; 12], Vec<usize>)> {
+    let mut path = vec![*board];
+    for _ in 0..rng.random_range(1..24) {
+        let mut parents = Vec::new();
+        unmove::quiet_parents(path.last().expect("non-empty"), n, |p| parents.push(p));
+        if parents.is_empty() {
+            break;
+        }
+        let p = parents[rng.random_range(0..parents.len())];
+        path.push(unrank(p, n as usize).expect("in range"));
+    }
+    path.reverse();
+    let mut houses = Vec::new();
+    let mut game = Game::from_position(south(path[0]), u32::MAX);
+    for w in path.windows(2) {
+        let mut succ = [Successor::Quiet {
+            house: 0,
+            index: 0,
+            row: 0,
+        }; 6];
+        let k = successors(&w[0], n, &mut succ);
+        let target = rank(&w[1]);
+        let h = succ[..k]
+            .iter()
+            .find(|s| matches!(s, Successor::Quiet { index, .. } if *index == target))
+            .expect("an un-move is a move backwards")
+            .house() as usize;
+        if game.is_over() {
+            return None;
+        }
+        game.play(Move::from_relative(game.to_move(), h))
+            .expect("legal");
+        houses.push(h);
+    }
+    (!game.is_over()).then_some((path[0], houses))
+}
+
+#[test]
+fn intervals_hold_after_histories_and_their_ends_are_reached() {
+    let mut solver = BruteSolver::new();
+    let mut rng = SmallRng::seed_from_u64(12);
+    let (mut histories, mut lo_reached, mut hi_reached, mut inexact) = (0u64, 0u64, 0u64, 0u64);
+    for n in 2..=SOLVED_BY_BRUTE_FORCE {
+        let t = &tables()[n as usize];
+        for (i, board) in Boards::new(n as usize, 0, t.len()) {
+            let b = t.at(i);
+            let (mut saw_lo, mut saw_hi) = (false, false);
+            for _ in 0..12 {
+                let Some((start, houses)) = random_history(&board, n, &mut rng) else {
+                    continue;
+                };
+                histories += 1;
+                // The value after this history v: lo ≤ v ≤ hi.
+                assert!(
+                    solver.secures_after(&start, n, b.lo, &houses),
+                    "n={n} {board:?} {houses:?}"
+                );
+                assert!(
+                    !solver.secures_after(&start, n, b.hi + 1, &houses),
+                    "n={n} {board:?} {houses:?}"
+                );
+                saw_lo |= !solver.secures_after(&start, n, b.lo + 1, &houses);
+                saw_hi |= solver.secures_after(&start, n, b.hi, &houses);
+            }
+            if !b.is_exact() {
+                inexact += 1;
+                lo_reached += saw_lo as u64;
+                hi_reached += saw_hi as u64;
+            }
+        }
+    }
+    assert!(histories > 3000, "{histories}");
+    // The intervals are not loose: a dozen random histories already reach their lower end in
+    // over half of the cycle-dependent positions, their upper end in over a third.
+    assert!(
+        lo_reached * 2 > inexact && hi_reached * 3 > inexact,
+        "{lo_reached} {hi_reached} of {inexact}"
+    );
+}
+
+#[test]
+fn results_follow_from_the_interval_for_every_split_of_the_captured_seeds() {
+    // The real game, 25-seed ending included, against Probe::outcome.
+    let mut solver = BruteSolver::new();
+    let tb = set();
+    let mut decided = 0;
+    for n in 1..=SOLVED_BY_BRUTE_FORCE {
+        for (_, board) in Boards::new(n as usize, 0, table_len(n as usize)) {
+            for own in 0..=(48 - n) {
+                let other = 48 - n - own;
+                if own >= 25 || other >= 25 {
+                    continue;
+                }
+                let pos = Position::from_parts(board, [own, other], Side::South).expect("valid");
+                let game = Game::from_position(pos, u32::MAX);
+                if game.is_over() {
+                    continue;
+                }
+                let probe = tb.probe(&pos).expect("covered");
+                let (worst, best) = probe.outcomes();
+                let real = solver.outcome(&game);
+                assert!(
+                    worst <= real && real <= best,
+                    "{board:?} {own}-{other}: {real:?} vs {probe:?}"
+                );
+                if let Some(o) = probe.outcome() {
+                    assert_eq!(o, real);
+                    decided += 1;
+                }
+            }
+        }
+    }
+    assert!(decided > 500, "{decided}");
+}
+
+#[test]
+fn a_forced_capture_chain() {
+    // South sows f (2 seeds): A becomes 2, B 3, both are taken (5); North keeps F and must
+    // give it to South's a, where South cannot feed back and collects it: all 6 for South.
+    let pos = south([0, 0, 0, 0, 0, 2, 1, 2, 0, 0, 0, 1]);
+    let tb = set();
+    assert_eq!(tb.bounds(&pos), Some(Bounds::exact(6)));
+    let a = tb
+        .analyse(&Game::from_position(pos, 1000))
+        .expect("covered");
+    assert_eq!(a.optimal_moves(), vec![Move::from_relative(Side::South, 5)]);
+    assert_eq!(BruteSolver::new().value(&super::movers_board(&pos), 6), 6);
+}
+
+#[test]
+fn a_grand_slam_saves_the_defender() {
+    // The same chain would take all of North's seeds: it is cancelled, South's row is empty
+    // after the move and North, unable to feed it, collects all five.
+    let pos = south([0, 0, 0, 0, 0, 2, 1, 2, 0, 0, 0, 0]);
+    let (next, effect) = pos
+        .play(Move::from_relative(Side::South, 5))
+        .expect("legal");
+    assert!(effect.grand_slam && effect.captured == 0);
+    assert!(next.legal_moves().is_empty());
+    assert_eq!(set().bounds(&pos), Some(Bounds::exact(0)));
+    // North to move there (the table is seen from North's side): North keeps its 5.
+    assert_eq!(set().bounds(&next), Some(Bounds::exact(5)));
+}
+
+#[test]
+fn must_feed_and_no_move_endings() {
+    let tb = set();
+    // North's row is empty and no South house reaches it: South collects its row.
+    let stuck = south([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(stuck.legal_moves().is_empty());
+    assert_eq!(tb.bounds(&stuck), Some(Bounds::exact(2)));
+    // South's row is empty: North collects.
+    let empty = south([0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 1]);
+    assert_eq!(tb.bounds(&empty), Some(Bounds::exact(0)));
+    // North's row is empty: only f, which feeds it, is legal, although c has seeds.
+    let feed = south([0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let a = tb
+        .analyse(&Game::from_position(feed, 1000))
+        .expect("covered");
+    let moves: Vec<_> = a.moves.iter().map(|m| m.mv.to_string()).collect();
+    assert_eq!(moves, ["f"]);
+    let v = BruteSolver::new().value(&super::movers_board(&feed), 2);
+    let b = tb.bounds(&feed).expect("covered");
+    assert!(b.lo <= v && v <= b.hi);
+}
+
+#[test]
+fn the_game_history_narrows_the_interval_and_stays_sound() {
+    // Along random games of up to 8 seeds, the interval of the game's position given its
+    // history lies inside the stored one, and repeating moves are exact.
+    let tb = set();
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut repeats = 0;
+    for _ in 0..300 {
+        let n = rng.random_range(2..=8u8);
+        let mut board = [0u8; 12];
+        for _ in 0..n {
+            board[rng.random_range(0..12)] += 1;
+        }
+        let mut game = Game::from_position(south(board), 1000);
+        for _ in 0..60 {
+            let Some(a) = tb.analyse(&game) else { break };
+            let stored = tb.bounds(game.position()).expect("covered");
+            assert!(stored.lo <= a.probe.bounds.lo && a.probe.bounds.hi <= stored.hi);
+            repeats += a.moves.iter().filter(|m| m.repeats).count();
+            let m = a.moves[rng.random_range(0..a.moves.len())].mv;
+            game.play(m).expect("legal");
+        }
+    }
+    assert!(repeats > 0);
+}
+
+#[test]
+fn alphabeta_with_tables_never_loses_a_won_table_position() {
+    // From positions the tables call won (or at least drawn) for South, against a random
+    // player and alpha-beta with and without tables.
+    use crate::alphabeta::AlphaBetaPlayer;
+    use crate::player::{Limits, Player, RandomPlayer};
+    use std::sync::Arc;
+    let tb = Arc::new(set());
+    let mut rng = SmallRng::seed_from_u64(44);
+    let (mut won, mut safe) = (0, 0);
+    let mut tried = 0;
+    while won + safe < 150 && tried < 50_000 {
+        tried += 1;
+        let n = rng.random_range(4..=8u8);
+        let mut board = [0u8; 12];
+        for _ in 0..n {
+            board[rng.random_range(0..12)] += 1;
+        }
+        let own = rng.random_range(16..=24u8).min(48 - n);
+        let other = 48 - n - own;
+        if other > 24 {
+            continue;
+        }
+        let pos = Position::from_parts(board, [own, other], Side::South).expect("valid");
+        let game = Game::from_position(pos, crate::DEFAULT_MAX_PLIES);
+        if game.is_over() {
+            continue;
+        }
+        let probe = tb.probe(&pos).expect("covered");
+        let (worst, _) = probe.outcomes();
+        if worst == Outcome::Loss {
+            continue;
+        }
+        let opponents: [Box<dyn Player>; 3] = [
+            Box::new(RandomPlayer::new(tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried).with_tables(tb.clone())),
+        ];
+        for mut opponent in opponents {
+            let mut me = AlphaBetaPlayer::new(Some(4), None, tried ^ 7).with_tables(tb.clone());
+            let mut g = game.clone();
+            while !g.is_over() {
+                let mv = if g.to_move() == Side::South {
+                    me.choose(&g, Limits::default()).expect("a move").mv
+                } else {
+                    opponent.choose(&g, Limits::default()).expect("a move").mv
+                };
+                g.play(mv).expect("legal");
+            }
+            let result = g.result().expect("over");
+            let got = Outcome::of_total(result.score[0] as u32);
+            assert!(
+                got >= worst,
+                "{board:?} {own}-{other}: the tables promise at least a {worst:?}, {} got {result}",
+                opponent.name()
+            );
+        }
+        if worst == Outcome::Win {
+            won += 1;
+        } else {
+            safe += 1;
+        }
+    }
+    assert!(
+        won >= 60 && safe >= 30,
+        "{won} won and {safe} drawn-or-better positions tried"
+    );
+}

@@ -1,0 +1,261 @@
+//! The built binary: `oware egtb build` (resumable, `--json` figures), `probe`, `stats`, a
+//! damaged table as a clear error, and the consumers (`alphabeta:...,egtb=DIR` in `pit`,
+//! `oware judge`) on tables of up to 8 seeds.
+
+mod common;
+
+use common::{oware, scratch, text};
+use serde_json::Value;
+
+fn json(o: &std::process::Output) -> Value {
+    assert!(o.status.success(), "{}", text(o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
+fn build(dir: &str, max: u32) -> Value {
+    json(&oware(&[
+        "egtb",
+        "build",
+        "--max-seeds",
+        &max.to_string(),
+        "--out",
+        dir,
+        "--threads",
+        "2",
+        "--json",
+    ]))
+}
+
+#[test]
+fn build_probe_stats_and_resume() {
+    let root = scratch("egtb-build");
+    let dir = root.join("tb");
+    let d = dir.to_str().expect("utf-8");
+    let first = build(d, 8);
+    let tables = first["tables"].as_array().expect("tables");
+    assert_eq!(tables.len(), 9);
+    for (n, t) in tables.iter().enumerate() {
+        assert_eq!(t["n"], n);
+        assert_eq!(t["status"], "built");
+        assert!(t["seconds"].as_f64().is_some() && t["sweeps"].as_u64().is_some());
+        assert!(t["positions_per_second_per_thread"].as_f64().is_some());
+    }
+    assert_eq!(first["positions"], 125_970); // C(20, 12): every board of 0..=8 seeds
+    assert!(first["peak_rss_mib"].as_f64().is_some_and(|m| m > 0.0));
+    // A second build with one more seed keeps all nine and builds the tenth.
+    let second = build(d, 9);
+    let status: Vec<&str> = second["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["status"].as_str().expect("status"))
+        .collect();
+    assert_eq!(&status[..9], ["kept"; 9]);
+    assert_eq!(status[9], "built");
+
+    // The forced capture chain: South takes all six seeds, which wins with 21 captured.
+    let p = json(&oware(&[
+        "egtb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        "0,0,0,0,0,2,1,2,0,0,0,1",
+        "--json",
+    ]));
+    assert_eq!(p["seeds"], 6);
+    assert_eq!(p["value"]["lo"], 6);
+    assert_eq!(p["value"]["exact"], true);
+    assert_eq!(p["result"], "win");
+    assert_eq!(p["optimal"], serde_json::json!(["f"]));
+    let text_probe = oware(&[
+        "egtb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        "0 0 0 0 0 2 1 2 0 0 0 1",
+    ]);
+    assert!(
+        text(&text_probe).contains("f: 6  optimal"),
+        "{}",
+        text(&text_probe)
+    );
+    // Seen from North (North to move, the same board rotated): the same value.
+    let north = json(&oware(&[
+        "egtb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        "1,2,0,0,0,1,0,0,0,0,0,2",
+        "--to-move",
+        "north",
+        "--captured",
+        "21,21",
+        "--json",
+    ]));
+    assert_eq!(north["value"]["lo"], 6);
+    // Too many seeds for these tables, a bad position: errors that say why.
+    let far = oware(&["egtb", "probe", "--dir", d]);
+    assert!(
+        !far.status.success() && text(&far).contains("48 seeds"),
+        "{}",
+        text(&far)
+    );
+    let bad = oware(&["egtb", "probe", "--dir", d, "--position", "1,2,3"]);
+    assert!(
+        !bad.status.success() && text(&bad).contains("12 house counts"),
+        "{}",
+        text(&bad)
+    );
+
+    let s = json(&oware(&["egtb", "stats", "--dir", d, "--json"]));
+    assert_eq!(s["max_seeds"], 9);
+    let t3 = &s["tables"][3];
+    assert_eq!(t3["positions"], 364);
+    assert_eq!(t3["bytes"], 364 + 64);
+    let exact: u64 = t3["exact_values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|v| v.as_u64().expect("count"))
+        .sum();
+    assert_eq!(t3["exact"].as_u64(), Some(exact));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_damaged_table_is_an_error_naming_the_file() {
+    let root = scratch("egtb-damaged");
+    let dir = root.join("tb");
+    let d = dir.to_str().expect("utf-8");
+    build(d, 5);
+    let path = dir.join("oware-04.egtb");
+    let mut bytes = std::fs::read(&path).expect("read");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x11;
+    std::fs::write(&path, &bytes).expect("write");
+    for args in [
+        vec!["egtb", "stats", "--dir", d],
+        vec![
+            "egtb",
+            "probe",
+            "--dir",
+            d,
+            "--position",
+            "0,0,0,0,0,2,1,2,0,0,0,1",
+        ],
+        vec![
+            "pit",
+            "alphabeta:depth=2,egtb=DIR",
+            "random",
+            "--games",
+            "2",
+        ],
+    ] {
+        let args: Vec<String> = args.iter().map(|a| a.replace("DIR", d)).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = oware(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let t = text(&o);
+        assert!(
+            t.contains("oware-04.egtb") && t.contains("checksum"),
+            "{args:?}: {t}"
+        );
+        assert!(!t.contains("panicked"), "{t}");
+    }
+    // Truncated: also named. A build replaces it.
+    std::fs::write(&path, &bytes[..100]).expect("write");
+    let o = oware(&["egtb", "stats", "--dir", d]);
+    assert!(
+        text(&o).contains("oware-04.egtb") && text(&o).contains("truncated"),
+        "{}",
+        text(&o)
+    );
+    let again = build(d, 5);
+    assert_eq!(again["tables"][4]["status"], "built");
+    assert_eq!(again["tables"][3]["status"], "kept");
+    let missing = oware(&[
+        "egtb",
+        "stats",
+        "--dir",
+        root.join("none").to_str().expect("utf-8"),
+    ]);
+    assert!(
+        text(&missing).contains("oware-00.egtb"),
+        "{}",
+        text(&missing)
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn consumers_take_egtb_dir() {
+    let root = scratch("egtb-consumers");
+    let dir = root.join("tb");
+    let d = dir.to_str().expect("utf-8");
+    build(d, 8);
+    let spec = format!("alphabeta:depth=3,egtb={d}");
+    let pit = json(&oware(&[
+        "pit",
+        &spec,
+        "alphabeta:depth=3",
+        "--games",
+        "4",
+        "--threads",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(pit["games"], 4);
+    assert_eq!(pit["a"], spec);
+    let j = json(&oware(&[
+        "judge",
+        "alphabeta:depth=3",
+        "--egtb",
+        d,
+        "--positions",
+        "30",
+        "--seeds",
+        "3..8",
+        "--source",
+        "alphabeta:depth=2",
+        "--threads",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(j["total"]["positions"], 30);
+    let per: u64 = j["per_seeds"]
+        .as_array()
+        .expect("per seed count")
+        .iter()
+        .map(|p| {
+            let n = p["seeds"].as_u64().expect("seeds");
+            assert!((3..=8).contains(&n));
+            let lost = p["seeds_lost_per_move"].as_array().expect("range");
+            assert!(lost[0].as_f64() <= lost[1].as_f64());
+            p["positions"].as_u64().expect("count")
+        })
+        .sum();
+    assert_eq!(per, 30);
+    let t = &j["total"];
+    assert_eq!(
+        t["optimal"].as_u64().expect("n")
+            + t["suboptimal"].as_u64().expect("n")
+            + t["undecided"].as_u64().expect("n"),
+        30
+    );
+    let rollouts = oware(&[
+        "pit",
+        &format!("mcts:rollouts,egtb={d}"),
+        "random",
+        "--games",
+        "1",
+    ]);
+    assert!(
+        text(&rollouts).contains("needs model=PATH"),
+        "{}",
+        text(&rollouts)
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
