@@ -9,6 +9,7 @@ mod play;
 mod replay;
 mod report;
 mod selfplay;
+mod serve;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,8 @@ enum Command {
     Engine(engine::Args),
     /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
     Report(report::Args),
+    /// Serve the board in a browser: vs AI, two on one device, friend rooms with a code.
+    Serve(serve::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -54,5 +57,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
