@@ -411,6 +411,11 @@ impl Session {
         Ok(replies)
     }
 
+    /// The state of the table this connection sits at, if any.
+    pub fn table_view(&self) -> Option<crate::state::TableView> {
+        self.binding.as_ref().map(|b| lock(&b.table).view())
+    }
+
     /// Waits for the next event of this connection's table (forever when it has none).
     pub async fn next_event(&mut self) -> Result<TableEvent, broadcast::error::RecvError> {
         match &mut self.binding {
