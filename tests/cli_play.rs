@@ -202,7 +202,7 @@ fn random_game(seed: u64) -> Game {
     let mut player = RandomPlayer::new(seed);
     let mut game = Game::new();
     while !game.is_over() {
-        let choice = player.choose(&game, Limits::default());
+        let choice = player.choose(&game, Limits::default()).expect("a move");
         game.play(choice.mv)
             .expect("random player plays legal moves");
     }

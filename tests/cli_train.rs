@@ -1,7 +1,10 @@
 //! `oware train` and `oware selfplay` end to end, with the real binary and `configs/tiny.toml`:
 //! a run finishes and its checkpoint plays; the TensorBoard file holds the expected scalars; a
 //! run resumes at its saved step; bad config keys and values are clear errors; a run killed with
-//! SIGKILL resumes from a complete checkpoint.
+//! SIGKILL (also between an evaluation and its checkpoint) resumes from a complete checkpoint;
+//! a changed optimizer key on resume takes effect, another optimizer is refused; a self-play
+//! worker that fails, or a diverged network, stops the run with a clear message and saves
+//! nothing diverged. (The soak test, `tests/soak_resume.rs`, kills a run 25 times.)
 
 use oware_trainer::tensorboard::{event_files, read_scalars};
 use serde_json::Value;
@@ -286,5 +289,253 @@ fn ctrl_c_checkpoints_and_exits_cleanly() {
     let status = child.wait().expect("exits");
     assert!(status.success(), "Ctrl-C exits 0, got {status}");
     assert!(meta(&run)["step"].as_u64().expect("checkpoint") >= 3);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The `eval.jsonl` lines as JSON values.
+fn eval_lines(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run.join("eval.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("eval.jsonl line"))
+        .collect()
+}
+
+#[test]
+fn a_kill_between_an_evaluation_and_its_checkpoint_leaves_a_loadable_latest() {
+    let dir = scratch("kill-eval");
+    let run = dir.join("run");
+    // The second opponent is slow: its match runs for seconds after the first match's line
+    // is in eval.jsonl, and the checkpoint of step 10 comes only after it.
+    let mut child = spawn_tiny(
+        &run,
+        &[
+            "schedule.checkpoint_every_steps=3",
+            "eval.every_steps=10",
+            "eval.vs_previous=false",
+            "eval.opponents=[\"random\", \"mcts:rollouts,sims=20000\"]",
+        ],
+    );
+    let started = Instant::now();
+    while eval_lines(&run).is_empty() && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let lines = eval_lines(&run);
+    assert_eq!(lines.len(), 1, "killed during the evaluation: {lines:?}");
+    assert_eq!(lines[0]["step"], 10);
+    assert!(!run.join("checkpoints/step-0000010").exists());
+    // `latest` names the last complete checkpoint before the evaluation, and it loads.
+    assert_eq!(meta(&run)["step"], 9);
+    let spec = format!("mcts:model={},sims=4", run.display());
+    let out = oware(&["pit", &spec, "random", "--games", "2", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // The resumed run drops the orphaned line and evaluates step 10 again.
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "schedule.max_steps=12",
+        "--set",
+        "eval.opponents=[\"random\"]",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("dropped 1 line"), "{}", text(&out));
+    let steps: Vec<u64> = eval_lines(&run)
+        .iter()
+        .map(|l| l["step"].as_u64().expect("step"))
+        .collect();
+    assert_eq!(steps, [10, 12], "one evaluation per step");
+    assert_eq!(meta(&run)["step"], 12);
+    // The checkpoint of step 10 holds its evaluation in meta.json.
+    let m10: Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("checkpoints/step-0000010/meta.json")).expect("read"),
+    )
+    .expect("json");
+    assert_eq!(m10["last_eval"][0]["step"], 10);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn resume_applies_a_changed_optimizer_key_and_rejects_another_optimizer() {
+    let dir = scratch("resume-optim");
+    let run = dir.join("run");
+    let out = train_tiny(&run, &["--set", "schedule.max_steps=6"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(meta(&run)["optim"]["weight_decay"], 1e-4);
+    // Another spelling of the run directory, one checkpoint kept, one per step: the previous
+    // evaluated checkpoint (step 9) must survive the pruning of steps 10 and 11 to be the
+    // opponent at step 12.
+    let dotted = dir.join(".").join("run");
+    let out = oware(&[
+        "train",
+        "--resume",
+        dotted.to_str().expect("utf-8"),
+        "--set",
+        "optimizer.weight_decay=0.002",
+        "--set",
+        "schedule.max_steps=12",
+        "--set",
+        "schedule.keep_checkpoints=1",
+        "--set",
+        "schedule.checkpoint_every_steps=1",
+        "--set",
+        "eval.every_steps=3",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let m = meta(&run);
+    assert_eq!(m["step"], 12);
+    assert_eq!(m["optim"]["weight_decay"], 0.002, "the new key took effect");
+    let config = std::fs::read_to_string(run.join("config.toml")).expect("config.toml");
+    assert!(config.contains("weight_decay = 0.002"), "{config}");
+    let last = eval_lines(&run);
+    let vs_previous = last
+        .iter()
+        .find(|l| l["step"] == 12 && l["vs_previous"] == true)
+        .expect("step 12 played the previous evaluated checkpoint");
+    let opponent = vs_previous["opponent"].as_str().expect("spec");
+    assert!(opponent.contains("step-0000009"), "{opponent}");
+    // Another optimizer would not fit the saved state: rejected, naming the key, and the
+    // run directory claims nothing new.
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "optimizer.optimizer=sgd",
+        "--set",
+        "schedule.max_steps=14",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("optimizer.optimizer"), "{}", text(&out));
+    let after = std::fs::read_to_string(run.join("config.toml")).expect("config.toml");
+    assert_eq!(
+        after, config,
+        "config.toml is not rewritten by a rejected resume"
+    );
+    assert_eq!(meta(&run)["step"], 12);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A network of the tiny config's shape whose outputs overflow to NaN (finite but absurd
+/// weights after one step at an absurd learning rate), checked to be so.
+fn overflowing_learner() -> oware_model::Learner {
+    use oware_engine::Position;
+    use oware_model::{Device, Learner, ModelConfig, OptimConfig, TrainBatch};
+    let shape = ModelConfig::new().with_hidden(32).with_blocks(1);
+    let mut learner = Learner::new(&shape, &OptimConfig::default(), &Device::flex());
+    let mut batch = TrainBatch::default();
+    let mut pos = Position::start();
+    for _ in 0..8 {
+        let moves = pos.legal_moves();
+        let first = moves.iter().next().expect("a move");
+        let mut policy = [0.0; 6];
+        policy[first.relative()] = 1.0;
+        batch.positions.push(pos);
+        batch.policy.push(policy);
+        batch.value.push(0.5);
+        batch.margin.push(0.1);
+        pos = pos.play(first).expect("legal").0;
+    }
+    learner
+        .step(&batch, 1e30)
+        .expect("the loss before the step is finite");
+    assert!(
+        learner.evaluator().predict(&[Position::start()]).is_err(),
+        "the weights should overflow"
+    );
+    learner
+}
+
+#[test]
+fn a_failing_self_play_worker_reaches_the_user() {
+    use oware_model::{
+        ExtraFile, read_checkpoint_file, read_checkpoint_info, save_checkpoint_with, write_latest,
+    };
+    let dir = scratch("worker-fails");
+    let run = dir.join("run");
+    let out = train_tiny(&run, &["--set", "schedule.max_steps=6"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Step 7: the run's own counters and replay buffer, with a network that outputs NaN.
+    let ckpts = run.join("checkpoints");
+    let six = ckpts.join("step-0000006");
+    let mut saved = read_checkpoint_info(&six).expect("meta").meta;
+    saved.step = 7;
+    let replay = read_checkpoint_file(&six, "replay.bin").expect("replay");
+    let extra = [ExtraFile {
+        name: "replay.bin",
+        bytes: &replay,
+    }];
+    let learner = overflowing_learner();
+    save_checkpoint_with(&ckpts.join("step-0000007"), &learner, &saved, &extra).expect("save");
+    write_latest(&ckpts, "step-0000007").expect("latest");
+
+    // `oware selfplay` exits non-zero with the worker's error.
+    let games = dir.join("games");
+    let out = oware(&[
+        "selfplay",
+        "--model",
+        run.to_str().expect("utf-8"),
+        "--games",
+        "2",
+        "--out",
+        games.to_str().expect("utf-8"),
+        "--config",
+        TINY,
+    ]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(
+        msg.contains("self-play worker 0 failed") && msg.contains("not a finite number"),
+        "{msg}"
+    );
+    assert!(!msg.contains("panicked"), "{msg}");
+
+    // `oware train` stops with it too (the learner waits for a full buffer, so the workers
+    // are the first to meet the network), saves nothing of the diverged network, and names
+    // the last good checkpoint.
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "replay.min_samples=20000",
+        "--set",
+        "schedule.max_steps=100",
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(
+        msg.contains("self-play worker 0 failed") && msg.contains("not a finite number"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("diverged") && msg.contains("step-0000007"),
+        "{msg}"
+    );
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert_eq!(meta(&run)["step"], 7, "nothing new was saved");
+
+    // With the buffer already full enough, the learner meets the NaN first (a NaN loss), or
+    // a worker does: either way a divergence that saves nothing.
+    let out = oware(&[
+        "train",
+        "--resume",
+        run.to_str().expect("utf-8"),
+        "--set",
+        "schedule.max_steps=100",
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(msg.contains("diverged"), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert_eq!(meta(&run)["step"], 7, "nothing new was saved");
+    assert!(!run.join("checkpoints/step-0000008").exists());
     std::fs::remove_dir_all(&dir).ok();
 }

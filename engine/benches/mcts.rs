@@ -33,7 +33,7 @@ fn bench_single(c: &mut Criterion) {
             b.iter(|| {
                 search.reset(&game);
                 let r = search.run(&UniformEvaluator, SIMS, true, &mut rng);
-                let r = r.expect("live game");
+                let r = r.expect("uniform never fails").expect("live game");
                 assert_eq!(r.visits.iter().sum::<u32>(), SIMS);
                 black_box(r)
             })
@@ -57,7 +57,9 @@ fn bench_batched(c: &mut Criterion) {
                 for slot in 0..SLOTS {
                     driver.reset(slot, Game::new());
                 }
-                let results = driver.search(&UniformEvaluator, &mut rng);
+                let results = driver
+                    .search(&UniformEvaluator, &mut rng)
+                    .expect("uniform never fails");
                 assert_eq!(results[0].expect("live").visits.iter().sum::<u32>(), SIMS);
                 black_box(results)
             })

@@ -37,6 +37,13 @@ fn main() -> ExitCode {
             } else {
                 random.choose(&game, Limits::default())
             };
+            let choice = match choice {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: game {i}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             if let Err(e) = game.play(choice.mv) {
                 eprintln!("error: game {i}: {e}");
                 return ExitCode::FAILURE;

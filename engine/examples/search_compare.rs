@@ -8,7 +8,7 @@
 
 use oware_engine::mcts::{InteriorRule, MctsConfig, RootAlgorithm};
 use oware_engine::{
-    Evaluation, Evaluator, Game, Limits, MctsPlayer, Player, Position, Side, Winner,
+    EvalError, Evaluation, Evaluator, Game, Limits, MctsPlayer, Player, Position, Side, Winner,
     random_playout, uniform_policy,
 };
 use rand::SeedableRng;
@@ -23,7 +23,7 @@ struct PlayoutEvaluator {
 }
 
 impl Evaluator for PlayoutEvaluator {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
         let mut rng = match self.rng.lock() {
             Ok(r) => r,
             Err(poisoned) => poisoned.into_inner(),
@@ -42,6 +42,7 @@ impl Evaluator for PlayoutEvaluator {
                 value: total / self.playouts as f32,
             };
         }
+        Ok(())
     }
 }
 
@@ -124,7 +125,13 @@ fn main() -> ExitCode {
             } else {
                 &mut north
             };
-            let c = p.choose(&game, Limits::default());
+            let c = match p.choose(&game, Limits::default()) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             if let Err(e) = game.play(c.mv) {
                 eprintln!("error: {e}");
                 return ExitCode::FAILURE;

@@ -6,6 +6,7 @@ use crate::elo::MatchScore;
 use crate::game::{Game, GameResult};
 use crate::moves::Move;
 use crate::player::{Limits, Player};
+use crate::position::Position;
 use crate::side::Side;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -160,17 +161,21 @@ fn play_one(
     let mut pb = b(mix(seed ^ 0xB))?;
     pa.new_game();
     pb.new_game();
-    let mut game = Game::with_max_plies(options.max_plies);
-    for &m in opening {
-        game.play(m)
-            .map_err(|e| format!("replaying the opening: {e}"))?;
-    }
+    let mut game = Game::replay_from(
+        Position::start(),
+        options.max_plies,
+        opening.iter().copied(),
+        |_, _, _| {},
+    )
+    .map_err(|e| format!("replaying the opening: {e}"))?;
     let mut times = [(Duration::ZERO, 0u32); 2];
     while !game.is_over() {
         let a_to_move = game.to_move() == a_side;
         let player: &mut dyn Player = if a_to_move { pa.as_mut() } else { pb.as_mut() };
         let started = Instant::now();
-        let choice = player.choose(&game, Limits::default());
+        let choice = player
+            .choose(&game, Limits::default())
+            .map_err(|e| format!("player {}: {e}", player.name()))?;
         let slot = &mut times[usize::from(!a_to_move)];
         slot.0 += started.elapsed();
         slot.1 += 1;

@@ -12,11 +12,41 @@ pub struct Evaluation {
     pub value: f32,
 }
 
+/// Why an evaluator could not judge a batch. A search that gets one stops and passes it on:
+/// it never falls back to a made-up evaluation.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EvalError {
+    /// The evaluator produced a NaN or infinite number (e.g. a diverged network).
+    #[error("the evaluator's {what} for position {index} of the batch is not a finite number")]
+    NonFinite {
+        /// Index of the position in the batch.
+        index: usize,
+        /// Which output (`"policy"`, `"value"`, ...).
+        what: &'static str,
+    },
+    /// The backend returned fewer (or more) numbers than the batch needs.
+    #[error(
+        "the evaluator returned {got} numbers for a batch of {positions} positions ({expected} expected)"
+    )]
+    WrongLength {
+        /// Positions in the batch.
+        positions: usize,
+        /// Numbers expected.
+        expected: usize,
+        /// Numbers returned.
+        got: usize,
+    },
+    /// Anything else that stopped the evaluator (a device error, ...), in words.
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// Judges a batch of live positions at once. Shared by reference between rayon workers.
 pub trait Evaluator: Sync {
     /// Fills `out[i]` with the evaluation of `positions[i]`. Every position is live (has a
-    /// legal move); `out.len() == positions.len()`.
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]);
+    /// legal move); `out.len() == positions.len()`. On an error `out` is unspecified and the
+    /// caller must not use it.
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError>;
 }
 
 /// The evaluator that knows nothing: uniform policy over the legal moves, value 0.
@@ -37,18 +67,19 @@ pub fn uniform_policy(pos: &Position) -> [f32; 6] {
 }
 
 impl Evaluator for UniformEvaluator {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
         for (pos, e) in positions.iter().zip(out.iter_mut()) {
             *e = Evaluation {
                 policy: uniform_policy(pos),
                 value: 0.0,
             };
         }
+        Ok(())
     }
 }
 
 impl<E: Evaluator + Send + ?Sized> Evaluator for std::sync::Arc<E> {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
         (**self).evaluate(positions, out)
     }
 }

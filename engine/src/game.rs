@@ -211,17 +211,55 @@ impl Game {
         }
     }
 
-    /// Replays a list of moves from the start position (default ply limit).
-    pub fn replay<'a>(moves: impl IntoIterator<Item = &'a str>) -> Result<Game, GameError> {
-        let mut game = Game::new();
-        for token in moves {
-            let ply = game.ply();
-            let mv: Move = token
-                .parse()
-                .map_err(|source| GameError::Parse { ply, source })?;
-            game.play(mv)?;
+    /// Replays `moves` from `start` with ply limit `max_plies`, checking each, and calls
+    /// `after_each(game, move, effect)` after every ply. This is the one function that rebuilds
+    /// a game from its moves (records, the engine protocol, `undo`, openings).
+    pub fn replay_from(
+        start: Position,
+        max_plies: u32,
+        moves: impl IntoIterator<Item = Move>,
+        mut after_each: impl FnMut(&Game, Move, MoveEffect),
+    ) -> Result<Game, GameError> {
+        let mut game = Game::from_position(start, max_plies);
+        for mv in moves {
+            let effect = game.play(mv)?;
+            after_each(&game, mv, effect);
         }
         Ok(game)
+    }
+
+    /// Parses and replays move tokens (`c F a B`) from the start position with the default ply
+    /// limit, calling `after_each` after every ply as [`Game::replay_from`] does. Moves are
+    /// parsed as they are played, so the error is the first fault in ply order, naming its ply.
+    pub fn replay_tokens<'a>(
+        tokens: impl IntoIterator<Item = &'a str>,
+        after_each: impl FnMut(&Game, Move, MoveEffect),
+    ) -> Result<Game, GameError> {
+        let mut bad = None;
+        let moves =
+            tokens
+                .into_iter()
+                .enumerate()
+                .map_while(|(ply, token)| match token.parse::<Move>() {
+                    Ok(mv) => Some(mv),
+                    Err(source) => {
+                        bad = Some(GameError::Parse {
+                            ply: ply as u32,
+                            source,
+                        });
+                        None
+                    }
+                });
+        let game = Game::replay_from(Position::start(), DEFAULT_MAX_PLIES, moves, after_each)?;
+        match bad {
+            Some(e) => Err(e),
+            None => Ok(game),
+        }
+    }
+
+    /// Parses and replays move tokens from the start position (default ply limit).
+    pub fn replay<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Result<Game, GameError> {
+        Game::replay_tokens(tokens, |_, _, _| {})
     }
 
     /// The current position.
@@ -319,28 +357,32 @@ impl Game {
         self.seen.push(next.key());
     }
 
+    /// The game after its first `keep` moves (all of them when `keep` is larger), replayed from
+    /// its start, and the last of those moves with its effect.
+    pub fn truncated(&self, keep: usize) -> (Game, Option<(Move, MoveEffect)>) {
+        let mut last = None;
+        let moves = self.moves[..keep.min(self.moves.len())].iter().copied();
+        let replayed = Game::replay_from(self.start, self.max_plies, moves, |_, mv, effect| {
+            last = Some((mv, effect));
+        });
+        match replayed {
+            Ok(game) => (game, last),
+            // Every move of a game was legal when played (`play` checks it, and
+            // `play_unchecked` requires it), so the same moves replay.
+            Err(e) => unreachable!("the moves of a game replay: {e}"),
+        }
+    }
+
     /// Takes back the last move by replaying the game from its start without it. Returns the
     /// move taken back, or `None` at the start.
     pub fn undo(&mut self) -> Option<Move> {
-        let mv = self.moves.pop()?;
-        let moves = std::mem::take(&mut self.moves);
-        let mut game = Game::from_position(self.start, self.max_plies);
-        for m in moves {
-            game.play_unchecked(m);
-        }
-        *self = game;
+        let mv = *self.moves.last()?;
+        *self = self.truncated(self.moves.len() - 1).0;
         Some(mv)
     }
 
     /// The move list in notation, separated by spaces (the format `oware replay` reads).
     pub fn record(&self) -> String {
-        let mut s = String::with_capacity(self.moves.len() * 2);
-        for (i, m) in self.moves.iter().enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            s.push(m.letter());
-        }
-        s
+        crate::record::moves_text(&self.moves)
     }
 }

@@ -1,5 +1,6 @@
 //! The player interface shared by `pit`, `play` and `engine`, and the simplest player.
 
+use crate::evaluator::EvalError;
 use crate::game::Game;
 use crate::moves::Move;
 use rand::rngs::SmallRng;
@@ -28,13 +29,26 @@ pub struct Choice {
     pub info: String,
 }
 
+/// Why a player could not choose a move.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PlayerError {
+    /// The game is already over: there is no move to choose.
+    #[error("asked for a move in a finished game")]
+    GameOver,
+    /// The evaluator behind the search failed (e.g. a network that outputs NaN); the player
+    /// does not fall back to a made-up move.
+    #[error("evaluation failed: {0}")]
+    Evaluator(#[from] EvalError),
+}
+
 /// Anything that picks moves: random, alpha-beta, MCTS with or without a network, a person.
 pub trait Player: Send {
     /// The spec string or a readable name of this player.
     fn name(&self) -> String;
 
-    /// Chooses a move in `game`, which is not over. The move must be legal.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice;
+    /// Chooses a move in `game`. The move is legal; a finished game or a failing evaluator is
+    /// an error.
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError>;
 
     /// Forgets per-game state (search trees, caches) before a new game. The default does
     /// nothing.
@@ -61,14 +75,16 @@ impl Player for RandomPlayer {
         "random".to_string()
     }
 
-    fn choose(&mut self, game: &Game, _limits: Limits) -> Choice {
+    fn choose(&mut self, game: &Game, _limits: Limits) -> Result<Choice, PlayerError> {
         let moves = game.legal_moves();
-        assert!(!moves.is_empty(), "choose called on a finished game");
+        if moves.is_empty() {
+            return Err(PlayerError::GameOver);
+        }
         let mv = moves.as_slice()[self.rng.random_range(0..moves.len())];
-        Choice {
+        Ok(Choice {
             mv,
             value: None,
             info: String::new(),
-        }
+        })
     }
 }

@@ -44,6 +44,17 @@ pub enum PlayError {
     GameOver,
 }
 
+/// Parts that make no position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// Board and captured seeds do not add up to 48.
+    #[error("board and captured seeds sum to {sum}, not 48")]
+    SeedCount {
+        /// The sum found.
+        sum: u32,
+    },
+}
+
 /// What a move did, beyond moving seeds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MoveEffect {
@@ -78,11 +89,11 @@ impl Position {
         board: [u8; 12],
         captured: [u8; 2],
         to_move: Side,
-    ) -> Result<Position, String> {
+    ) -> Result<Position, PositionError> {
         let sum: u32 =
             board.iter().map(|&x| x as u32).sum::<u32>() + captured[0] as u32 + captured[1] as u32;
         if sum != TOTAL_SEEDS as u32 {
-            return Err(format!("board and captured seeds sum to {sum}, not 48"));
+            return Err(PositionError::SeedCount { sum });
         }
         Ok(Position {
             board,

@@ -61,13 +61,19 @@ impl fmt::Display for Side {
     }
 }
 
+/// A string that names no side.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown side '{0}': expected 'south' or 'north'")]
+pub struct ParseSideError(pub String);
+
 impl std::str::FromStr for Side {
-    type Err = String;
+    type Err = ParseSideError;
+    /// `south`/`s` or `north`/`n`, in any case.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "south" | "s" => Ok(Side::South),
             "north" | "n" => Ok(Side::North),
-            _ => Err(format!("unknown side '{s}': expected 'south' or 'north'")),
+            _ => Err(ParseSideError(s.to_string())),
         }
     }
 }

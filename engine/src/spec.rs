@@ -16,8 +16,7 @@ mcts:model=PATH,sims=N[,batch=B][,c=C] | human";
 /// The simulations an MCTS spec gets when it names none.
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
 
-/// The deepest `alphabeta:depth=N` accepted.
-pub const MAX_SPEC_DEPTH: u32 = crate::alphabeta::MAX_PLY as u32;
+use crate::limits::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,12 +112,10 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
     let mut millis = None;
     for item in options.split(',') {
         match split_option(item) {
-            ("depth", v, true) => set_once(
-                &mut depth,
-                "depth",
-                parse_num("depth", v, 1, MAX_SPEC_DEPTH)?,
-            )?,
-            ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, 86_400_000)?)?,
+            ("depth", v, true) => {
+                set_once(&mut depth, "depth", parse_num("depth", v, 1, MAX_DEPTH)?)?
+            }
+            ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, MAX_MILLIS)?)?,
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, true) => {
                 return Err(format!(
@@ -147,11 +144,9 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
                 MctsEvaluator::Model(v.to_string()),
             )?,
             ("model", _, _) => return Err("model needs a path: model=PATH".to_string()),
-            ("sims", v, true) => {
-                set_once(&mut sims, "sims", parse_num("sims", v, 1, 100_000_000)?)?
-            }
+            ("sims", v, true) => set_once(&mut sims, "sims", parse_num("sims", v, 1, MAX_SIMS)?)?,
             ("batch", v, true) => {
-                set_once(&mut batch, "batch", parse_num("batch", v, 1, 1 << 20)?)?
+                set_once(&mut batch, "batch", parse_num("batch", v, 1, MAX_BATCH)?)?
             }
             ("c", v, true) => set_once(&mut c, "c", parse_num("c", v, f32::MIN_POSITIVE, 1e6)?)?,
             ("", _, _) => return Err("empty option".to_string()),
@@ -333,6 +328,10 @@ mod tests {
             ("mcts:rollouts,model=x", "twice"),
             ("mcts:model=,sims=3", "needs a path"),
             ("mcts:rollouts,c=-1", "out of range"),
+            ("mcts:rollouts,sims=1000001", "out of range 1..=1000000"),
+            ("mcts:rollouts,batch=1025", "out of range 1..=1024"),
+            ("alphabeta:depth=121", "out of range 1..=120"),
+            ("alphabeta:ms=86400001", "out of range 1..=86400000"),
         ] {
             let e = match s.parse::<PlayerSpec>() {
                 Ok(p) => panic!("{s} parsed as {p:?}"),

@@ -192,7 +192,7 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
             } else {
                 &mut b
             };
-            let c = p.choose(&game, Limits::default());
+            let c = p.choose(&game, Limits::default()).expect("a move");
             assert!(game.legal_moves().contains(c.mv));
             let v = c.value.expect("alpha-beta has a value");
             assert!((-1.0..=1.0).contains(&v));
@@ -204,23 +204,78 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
     assert_eq!(play(5), play(5));
     let mut p = AlphaBetaPlayer::new(Some(9), None, 1);
     assert_eq!(p.name(), "alphabeta:depth=9");
-    let c = p.choose(
-        &Game::new(),
-        Limits {
-            depth: Some(2),
-            ..Limits::default()
-        },
-    );
+    let c = p
+        .choose(
+            &Game::new(),
+            Limits {
+                depth: Some(2),
+                ..Limits::default()
+            },
+        )
+        .expect("a move");
     assert!(c.info.starts_with("depth 2 "), "{}", c.info);
     let r = p.last_result().expect("searched");
     assert_eq!(r.depth, 2);
     assert!(r.nodes > 0 && !r.pv.is_empty());
-    let timed = p.choose(
-        &Game::new(),
-        Limits {
-            millis: Some(30),
-            ..Limits::default()
-        },
-    );
+    let timed = p
+        .choose(
+            &Game::new(),
+            Limits {
+                millis: Some(30),
+                ..Limits::default()
+            },
+        )
+        .expect("a move");
     assert!(Game::new().legal_moves().contains(timed.mv));
+}
+
+/// Plain fixed-depth negamax over the full rules with the search's evaluation at the leaves,
+/// no table and no pruning: the value a `depth`-ply search must find.
+fn minimax(game: &Game, depth: u32, ply: u32) -> i32 {
+    if let Some(r) = game.result() {
+        return terminal_score(r.margin_for(game.to_move()), ply);
+    }
+    if depth == 0 {
+        return oware_engine::alphabeta::evaluate(game.position());
+    }
+    let mut best = i32::MIN;
+    for m in &game.legal_moves() {
+        let mut g = game.clone();
+        g.play_unchecked(m);
+        best = best.max(-minimax(&g, depth - 1, ply + 1));
+    }
+    best
+}
+
+/// The graph-history interaction. South to move after North's `F` from `x0`: with `x0` in the
+/// game's history, South wins in 12 by steering back into `x0` (a repetition ends the game
+/// and each side takes its own row, which South leads); from the same position with no
+/// history that line is no repetition and the win is not there. A searcher that keeps its
+/// table from one search to the next must not carry scores from one history into the other.
+/// (Before the fix, the table kept from the history-free search hid the win: +3.14 instead of
+/// a win in 12.)
+#[test]
+fn table_scores_do_not_carry_repetitions_between_histories() {
+    let x0 = pos([0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1], [23, 21], Side::North);
+    let mut with_history = Game::from_position(x0, 1000);
+    with_history.play(mv("F")).expect("legal");
+    let without_history = Game::from_position(*with_history.position(), 1000);
+    let win = minimax(&with_history, 12, 0);
+    assert_eq!(win, terminal_score(4, 12), "a win in 12 by 4 seeds");
+    let fresh_with = Searcher::new(1).search(&with_history, depth(12), &[]);
+    let fresh_without = Searcher::new(1).search(&without_history, depth(12), &[]);
+    assert_eq!(fresh_with.score, win);
+    assert_eq!(fresh_without.score, minimax(&without_history, 12, 0));
+    assert!(fresh_without.score < WIN_THRESHOLD, "{fresh_without:?}");
+
+    // The same searcher, one history after the other, in both orders.
+    for (first, second, want) in [
+        (&without_history, &with_history, &fresh_with),
+        (&with_history, &without_history, &fresh_without),
+    ] {
+        let mut warm = Searcher::new(1);
+        warm.search(first, depth(12), &[]);
+        let r = warm.search(second, depth(12), &[]);
+        assert_eq!((r.best, r.score), (want.best, want.score), "{r:?}");
+    }
 }

@@ -54,11 +54,16 @@ fn the_gumbel_interior_rule_finds_wins_and_avoids_losses() {
     let mut rng = SmallRng::seed_from_u64(3);
     s.set_game(&winning_capture());
     assert_eq!(
-        s.run(&UniformEvaluator, 64, false, &mut rng).map(|r| r.mv),
+        s.run(&UniformEvaluator, 64, false, &mut rng)
+            .expect("uniform never fails")
+            .map(|r| r.mv),
         Some(mv("f"))
     );
     s.set_game(&losing_move());
-    let r = s.run(&UniformEvaluator, 100, true, &mut rng).expect("live");
+    let r = s
+        .run(&UniformEvaluator, 100, true, &mut rng)
+        .expect("uniform never fails")
+        .expect("live");
     assert_eq!(r.mv, mv("a"), "{r:?}");
     assert!(r.policy[1] < 0.2, "{r:?}");
 }
@@ -83,6 +88,7 @@ fn search_takes_a_capture_that_wins_at_once() {
             let mut rng = SmallRng::seed_from_u64(3);
             let r = s
                 .run(&UniformEvaluator, 64, false, &mut rng)
+                .expect("uniform never fails")
                 .expect("live game");
             assert_eq!(r.mv, mv("f"), "{root:?} leaves {leaves}: {r:?}");
             assert!(r.value > 0.5, "{root:?}: value {}", r.value);
@@ -99,6 +105,7 @@ fn search_avoids_a_move_that_loses_at_once() {
             let mut rng = SmallRng::seed_from_u64(5);
             let r = s
                 .run(&UniformEvaluator, 100, explore, &mut rng)
+                .expect("uniform never fails")
                 .expect("live game");
             assert_eq!(r.mv, mv("a"), "{root:?}: {r:?}");
             assert!(r.policy[1] < 0.2, "{root:?}: {r:?}");
@@ -119,6 +126,7 @@ fn visit_counts_sum_to_the_simulations() {
                 let mut rng = SmallRng::seed_from_u64(sims as u64);
                 let r = s
                     .run(&UniformEvaluator, sims, true, &mut rng)
+                    .expect("uniform never fails")
                     .expect("live");
                 assert_eq!(
                     r.visits.iter().sum::<u32>(),
@@ -142,12 +150,13 @@ fn batched_slots_each_spend_their_own_budget() {
                 slot,
                 SlotParams {
                     sims: 5 + 17 * slot as u32,
-                    explore: slot % 2 == 0,
+                    noise: slot % 2 == 0,
+                    temperature: slot % 3 == 0,
                 },
             );
         }
         let mut rng = SmallRng::seed_from_u64(11);
-        let results = d.search(&UniformEvaluator, &mut rng);
+        let results = d.search(&UniformEvaluator, &mut rng).expect("never fails");
         for (slot, r) in results.iter().enumerate() {
             let r = r.expect("live game");
             assert_eq!(r.visits.iter().sum::<u32>(), 5 + 17 * slot as u32);
@@ -163,12 +172,16 @@ struct Counting {
 }
 
 impl oware_engine::Evaluator for Counting {
-    fn evaluate(&self, positions: &[Position], out: &mut [oware_engine::Evaluation]) {
+    fn evaluate(
+        &self,
+        positions: &[Position],
+        out: &mut [oware_engine::Evaluation],
+    ) -> Result<(), oware_engine::EvalError> {
         use std::sync::atomic::Ordering::Relaxed;
         assert!(!positions.is_empty());
         self.calls.fetch_add(1, Relaxed);
         self.max_batch.fetch_max(positions.len(), Relaxed);
-        UniformEvaluator.evaluate(positions, out);
+        UniformEvaluator.evaluate(positions, out)
     }
 }
 
@@ -181,7 +194,7 @@ fn the_batched_driver_evaluates_all_trees_in_one_call_per_pass() {
     };
     let mut d = BatchedSearch::new(config(RootAlgorithm::Puct, 32, 2), 64).expect("valid");
     let mut rng = SmallRng::seed_from_u64(2);
-    d.search(&eval, &mut rng);
+    d.search(&eval, &mut rng).expect("never fails");
     // 1 pass for the roots, then at least 16 (2 leaves per tree and pass, 32 sims).
     let calls = eval.calls.load(Relaxed);
     assert!((17..=40).contains(&calls), "{calls} calls");
@@ -201,8 +214,12 @@ fn batched_with_one_slot_and_one_leaf_matches_the_single_search() {
             single.set_game(&game);
             let a = single
                 .run(&UniformEvaluator, 60, true, &mut rng_a)
+                .expect("uniform never fails")
                 .expect("live");
-            let b = driver.search(&UniformEvaluator, &mut rng_b)[0].expect("live");
+            let b = driver
+                .search(&UniformEvaluator, &mut rng_b)
+                .expect("never fails")[0]
+                .expect("live");
             assert_eq!(a, b, "{root:?} at ply {}", game.ply());
             game.play(a.mv).expect("legal");
             driver.advance(0, b.mv).expect("legal");
@@ -230,6 +247,7 @@ fn gumbel_spends_exactly_the_budget() {
                 let mut rng = SmallRng::seed_from_u64(7);
                 let r = s
                     .run(&UniformEvaluator, sims, true, &mut rng)
+                    .expect("uniform never fails")
                     .expect("live");
                 assert_eq!(
                     r.visits.iter().sum::<u32>(),
@@ -249,7 +267,7 @@ fn subtree_reuse_keeps_the_childs_visits() {
     for root in ROOTS {
         let mut d = BatchedSearch::new(config(root, 300, 2), 1).expect("valid");
         let mut rng = SmallRng::seed_from_u64(9);
-        let r = d.search(&UniformEvaluator, &mut rng)[0].expect("live");
+        let r = d.search(&UniformEvaluator, &mut rng).expect("never fails")[0].expect("live");
         let child_visits = r.visits[r.mv.relative()];
         assert!(child_visits > 2);
         d.advance(0, r.mv).expect("legal");
@@ -259,14 +277,8 @@ fn subtree_reuse_keeps_the_childs_visits() {
             child_visits - 1,
             "{root:?}"
         );
-        d.set_params(
-            0,
-            SlotParams {
-                sims: 50,
-                explore: true,
-            },
-        );
-        let r2 = d.search(&UniformEvaluator, &mut rng)[0].expect("live");
+        d.set_params(0, SlotParams::exploring(50));
+        let r2 = d.search(&UniformEvaluator, &mut rng).expect("never fails")[0].expect("live");
         assert_eq!(r2.visits.iter().sum::<u32>(), child_visits - 1 + 50);
         assert_eq!(r2.sims, 50);
     }
@@ -280,6 +292,7 @@ fn set_game_reuses_the_tree_when_the_game_continues() {
     let mut rng = SmallRng::seed_from_u64(1);
     let r = s
         .run(&UniformEvaluator, 200, false, &mut rng)
+        .expect("uniform never fails")
         .expect("live");
     game.play(r.mv).expect("legal");
     let reply = game.legal_moves().get(0).expect("a move");
@@ -299,10 +312,14 @@ fn finished_games_have_no_search() {
     let mut s = Search::new(MctsConfig::default()).expect("valid");
     s.set_game(&g);
     let mut rng = SmallRng::seed_from_u64(1);
-    assert!(s.run(&UniformEvaluator, 10, false, &mut rng).is_none());
+    assert!(
+        s.run(&UniformEvaluator, 10, false, &mut rng)
+            .expect("uniform never fails")
+            .is_none()
+    );
     let mut d = BatchedSearch::new(config(RootAlgorithm::Puct, 10, 1), 2).expect("valid");
     d.reset(1, g);
-    let results = d.search(&UniformEvaluator, &mut rng);
+    let results = d.search(&UniformEvaluator, &mut rng).expect("never fails");
     assert!(results[0].is_some() && results[1].is_none());
     let mut rs = RolloutSearch::new(1.0);
     rs.set_game(d.game(1));
@@ -329,7 +346,7 @@ fn play_out(a: &mut dyn Player, b: &mut dyn Player) -> Game {
     b.new_game();
     while !game.is_over() {
         let p: &mut dyn Player = if game.to_move() == Side::South { a } else { b };
-        let Choice { mv, .. } = p.choose(&game, Limits::default());
+        let Choice { mv, .. } = p.choose(&game, Limits::default()).expect("a move");
         game.play(mv).expect("players choose legal moves");
     }
     game
@@ -349,13 +366,15 @@ fn players_play_whole_games() {
     let mut net = MctsPlayer::new(UniformEvaluator, cfg, 3).expect("valid");
     let g = play_out(&mut random, &mut net);
     assert!(g.result().is_some());
-    let c = net.choose(
-        &Game::new(),
-        Limits {
-            sims: Some(7),
-            ..Limits::default()
-        },
-    );
+    let c = net
+        .choose(
+            &Game::new(),
+            Limits {
+                sims: Some(7),
+                ..Limits::default()
+            },
+        )
+        .expect("a move");
     assert!(c.value.is_some());
     assert!(c.info.starts_with("sims 7 "), "{}", c.info);
     let timed = Limits {
@@ -363,7 +382,7 @@ fn players_play_whole_games() {
         ..Limits::default()
     };
     let mut rollout = RolloutMctsPlayer::new(60, 1.4, 1);
-    let c = rollout.choose(&Game::new(), timed);
+    let c = rollout.choose(&Game::new(), timed).expect("a move");
     assert!(Game::new().legal_moves().contains(c.mv));
     let sims: u32 = c
         .info
@@ -372,6 +391,89 @@ fn players_play_whole_games() {
         .and_then(|s| s.parse().ok())
         .expect("sims N");
     assert!(sims >= 64 && sims.is_multiple_of(64), "{}", c.info);
+}
+
+#[test]
+fn cheap_searches_keep_the_temperature_but_not_the_noise() {
+    // 48 games at the start position, 8 simulations each: with the temperature the moves
+    // differ from game to game, without it every game plays the same greedy move.
+    for root in ROOTS {
+        let distinct = |temperature: bool| {
+            let mut d = BatchedSearch::new(config(root, 8, 1), 48).expect("valid");
+            for slot in 0..48 {
+                d.set_params(
+                    slot,
+                    SlotParams {
+                        sims: 8,
+                        noise: false,
+                        temperature,
+                    },
+                );
+            }
+            let mut rng = SmallRng::seed_from_u64(5);
+            let results = d.search(&UniformEvaluator, &mut rng).expect("uniform");
+            let moves: std::collections::HashSet<_> =
+                results.iter().map(|r| r.expect("live").mv).collect();
+            moves.len()
+        };
+        assert_eq!(distinct(false), 1, "{root:?}: greedy without temperature");
+        assert!(distinct(true) >= 3, "{root:?}: sampled with temperature");
+    }
+}
+
+/// The uniform evaluator, failing on one call (counted from 0) as a diverged network would.
+struct FailsOnCall {
+    fail_on: usize,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl oware_engine::Evaluator for FailsOnCall {
+    fn evaluate(
+        &self,
+        positions: &[Position],
+        out: &mut [oware_engine::Evaluation],
+    ) -> Result<(), oware_engine::EvalError> {
+        let call = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if call == self.fail_on {
+            return Err(oware_engine::EvalError::NonFinite {
+                index: 0,
+                what: "value",
+            });
+        }
+        UniformEvaluator.evaluate(positions, out)
+    }
+}
+
+#[test]
+fn a_failing_evaluator_is_an_error_and_the_search_recovers() {
+    let failing = |fail_on| FailsOnCall {
+        fail_on,
+        calls: 0.into(),
+    };
+    for root in ROOTS {
+        // The batched driver passes the error on, then searches normally again.
+        let mut d = BatchedSearch::new(config(root, 30, 2), 3).expect("valid");
+        let mut rng = SmallRng::seed_from_u64(1);
+        let eval = failing(3);
+        let err = d
+            .search(&eval, &mut rng)
+            .expect_err("fails on the 4th call");
+        assert!(matches!(err, oware_engine::EvalError::NonFinite { .. }));
+        let results = d.search(&eval, &mut rng).expect("recovers");
+        for r in &results {
+            assert_eq!(r.expect("live").visits.iter().sum::<u32>(), 30);
+        }
+        // A player reports it instead of making up a move.
+        let mut p = MctsPlayer::new(failing(2), config(root, 30, 2), 1).expect("valid");
+        let e = p
+            .choose(&Game::new(), Limits::default())
+            .expect_err("the evaluator fails");
+        assert!(e.to_string().contains("not a finite number"), "{e}");
+        let c = p.choose(&Game::new(), Limits::default()).expect("recovers");
+        assert!(Game::new().legal_moves().contains(c.mv));
+    }
 }
 
 #[test]
@@ -414,7 +516,11 @@ fn without_exploration_the_search_ignores_the_seed() {
             let mut s = Search::new(config(root, 80, 2)).expect("valid");
             s.set_game(&Game::new());
             let mut rng = SmallRng::seed_from_u64(seed);
-            results.push(s.run(&UniformEvaluator, 80, false, &mut rng).expect("live"));
+            results.push(
+                s.run(&UniformEvaluator, 80, false, &mut rng)
+                    .expect("uniform never fails")
+                    .expect("live"),
+            );
         }
         assert!(results.windows(2).all(|w| w[0] == w[1]), "{root:?}");
     }
@@ -429,6 +535,7 @@ fn the_temperature_applies_only_to_the_first_plies() {
         let mut rng = SmallRng::seed_from_u64(seed);
         moves.insert(
             s.run(&UniformEvaluator, 30, true, &mut rng)
+                .expect("uniform never fails")
                 .expect("live")
                 .mv,
         );
@@ -442,7 +549,10 @@ fn the_temperature_applies_only_to_the_first_plies() {
         let mut s = Search::new(cfg.clone()).expect("valid");
         s.set_game(&Game::new());
         let mut rng = SmallRng::seed_from_u64(seed);
-        let r = s.run(&UniformEvaluator, 30, true, &mut rng).expect("live");
+        let r = s
+            .run(&UniformEvaluator, 30, true, &mut rng)
+            .expect("uniform never fails")
+            .expect("live");
         let most = *r.visits.iter().max().expect("six entries");
         assert_eq!(r.visits[r.mv.relative()], most);
     }

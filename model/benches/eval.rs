@@ -110,7 +110,7 @@ impl PlainNet {
 fn bench_eval(c: &mut Criterion) {
     let config = ModelConfig::new();
     let net = NetEvaluator::random(&config, &Device::flex());
-    let plain = PlainNet::new(&net.model().dense_layers());
+    let plain = PlainNet::new(&net.model().dense_layers().expect("weights"));
     let pool = positions(1024);
     let blank = Evaluation {
         policy: [0.0; 6],
@@ -120,7 +120,7 @@ fn bench_eval(c: &mut Criterion) {
     // Both paths compute the same numbers.
     let mut a = vec![blank; 64];
     let mut b = vec![blank; 64];
-    net.evaluate(&pool[..64], &mut a);
+    net.evaluate(&pool[..64], &mut a).expect("finite");
     plain.evaluate(&pool[..64], &mut b);
     for (x, y) in a.iter().zip(&b) {
         assert!(
@@ -149,7 +149,7 @@ fn bench_eval(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("burn_flex", n), &n, |bch, _| {
             bch.iter(|| {
-                net.evaluate(black_box(batch), &mut out);
+                net.evaluate(black_box(batch), &mut out).expect("finite");
                 black_box(&out);
             })
         });

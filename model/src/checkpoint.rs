@@ -5,12 +5,16 @@
 //! - `model.bpk`: the network's weights (burn's burnpack format),
 //! - `optimizer.bpk`: the optimizer's state (moments, step counts),
 //! - `meta.json`: [`FORMAT_VERSION`], the [`ModelConfig`], the [`OptimConfig`], the trainer's
-//!   counters ([`CheckpointMeta`]) and, for each `.bpk` file, its length and FNV-1a 64 checksum.
+//!   counters ([`CheckpointMeta`]) and, for each other file, its length and FNV-1a 64 checksum
+//!   ([`checksum`]),
+//! - any [`ExtraFile`] the caller adds (the trainer's `replay.bin`).
 //!
-//! [`save_checkpoint`] writes everything into a hidden sibling directory and renames it into
-//! place, so a crash never leaves a half-written checkpoint under the final name. The loaders
-//! check every file's length and checksum before burn sees its bytes, so a truncated file or a
-//! flipped byte is reported as such, never loaded and never a panic.
+//! [`save_checkpoint_with`] writes everything into a hidden temporary sibling directory and
+//! renames it into place, so a crash never leaves a half-written checkpoint under the final
+//! name; it refuses to write over an existing checkpoint, so a complete one is never modified.
+//! The loaders check every file's length and checksum before burn sees its bytes, so a
+//! truncated file or a flipped byte is reported as such, never loaded and never a panic; weights
+//! that are not finite are refused on both sides.
 
 use crate::config::{ModelConfig, OptimConfig};
 use crate::evaluator::NetEvaluator;
@@ -23,6 +27,7 @@ use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
+use std::hash::Hasher;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -162,6 +167,18 @@ pub enum CheckpointError {
         /// burn's description of the mismatched, missing or unused tensors.
         detail: String,
     },
+    /// The checkpoint directory exists already: a complete checkpoint is never modified.
+    #[error("{} already exists; a checkpoint is never overwritten", path.display())]
+    AlreadyExists {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The weights hold NaN or infinite numbers (a diverged network): not saved, not loaded.
+    #[error("{}: the weights hold NaN or infinite numbers (a diverged network)", path.display())]
+    NonFiniteWeights {
+        /// The weights file.
+        path: PathBuf,
+    },
     /// burn could not serialise the weights or the optimizer state.
     #[error("{}: could not encode: {reason}", path.display())]
     Encode {
@@ -172,20 +189,19 @@ pub enum CheckpointError {
     },
 }
 
-/// FNV-1a, 64 bits: every single-byte change changes it (each step is a bijection).
-fn fnv1a64(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+/// The project's one file checksum: 64-bit FNV-1a (the `fnv` crate), as recorded in
+/// `meta.json` and at the end of the trainer's `replay.bin`. Every single-byte change changes
+/// it (each step is a bijection). Not cryptographic: it catches damage, not tampering.
+pub fn checksum(data: &[u8]) -> u64 {
+    let mut h = fnv::FnvHasher::default();
+    h.write(data);
+    h.finish()
 }
 
 fn digest(data: &[u8]) -> FileDigest {
     FileDigest {
         bytes: data.len() as u64,
-        fnv1a64: format!("{:016x}", fnv1a64(data)),
+        fnv1a64: format!("{:016x}", checksum(data)),
     }
 }
 
@@ -203,14 +219,68 @@ fn write_synced(path: &Path, data: &[u8]) -> Result<(), CheckpointError> {
     })
 }
 
-/// Writes `learner`'s weights, optimizer state and `meta` as the checkpoint directory `dir`
-/// (created, or replaced if it exists). The files are written into a hidden sibling directory
-/// that is then renamed to `dir`.
+/// A file saved in a checkpoint beside the weights (e.g. the trainer's replay buffer): written
+/// into the checkpoint before it is renamed into place, its length and checksum recorded in
+/// `meta.json` and checked by [`read_checkpoint_file`].
+#[derive(Clone, Copy, Debug)]
+pub struct ExtraFile<'a> {
+    /// The file name inside the checkpoint directory (a plain name, not one of the model's).
+    pub name: &'a str,
+    /// Its contents.
+    pub bytes: &'a [u8],
+}
+
+/// Writes `learner`'s weights, optimizer state and `meta` as the new checkpoint directory
+/// `dir`. See [`save_checkpoint_with`].
 pub fn save_checkpoint(
     dir: &Path,
     learner: &Learner,
     meta: &CheckpointMeta,
 ) -> Result<(), CheckpointError> {
+    save_checkpoint_with(dir, learner, meta, &[])
+}
+
+/// Writes `learner`'s weights, optimizer state, `meta` and the `extra` files as the new
+/// checkpoint directory `dir`.
+///
+/// A complete checkpoint is never modified: when `dir` exists already this is an error
+/// ([`CheckpointError::AlreadyExists`]) and nothing is written. The files are written (each
+/// atomically, synced) into a temporary sibling directory (`tempfile`'s `TempDir`, removed on
+/// any error), which one rename then makes `dir`; so `dir` appears complete or not at all.
+/// Weights that are not all finite (a diverged network) are refused too
+/// ([`CheckpointError::NonFiniteWeights`]).
+pub fn save_checkpoint_with(
+    dir: &Path,
+    learner: &Learner,
+    meta: &CheckpointMeta,
+    extra: &[ExtraFile<'_>],
+) -> Result<(), CheckpointError> {
+    if fs::symlink_metadata(dir).is_ok() {
+        return Err(CheckpointError::AlreadyExists {
+            path: dir.to_path_buf(),
+        });
+    }
+    for e in extra {
+        let reserved = [MODEL_FILE, OPTIMIZER_FILE, META_FILE].contains(&e.name);
+        let plain = !e.name.is_empty() && !e.name.starts_with('.') && !e.name.contains(['/', '\\']);
+        if reserved || !plain {
+            return Err(CheckpointError::Encode {
+                path: dir.join(e.name),
+                reason: "not a file name a checkpoint can hold beside its own files".to_string(),
+            });
+        }
+    }
+    let model_path = dir.join(MODEL_FILE);
+    let finite = learner
+        .model()
+        .all_finite()
+        .map_err(|reason| CheckpointError::Encode {
+            path: model_path.clone(),
+            reason,
+        })?;
+    if !finite {
+        return Err(CheckpointError::NonFiniteWeights { path: model_path });
+    }
     let model_bytes = learner
         .model()
         .clone()
@@ -230,6 +300,9 @@ pub fn save_checkpoint(
     let mut files = BTreeMap::new();
     files.insert(MODEL_FILE.to_string(), digest(&model_bytes));
     files.insert(OPTIMIZER_FILE.to_string(), digest(&optim_bytes));
+    for e in extra {
+        files.insert(e.name.to_string(), digest(e.bytes));
+    }
     let meta_file = MetaFile {
         format_version: FORMAT_VERSION,
         model: learner.config().clone(),
@@ -258,36 +331,102 @@ pub fn save_checkpoint(
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(io_err(&parent))?;
-    let unique = format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    );
-    let tmp = parent.join(format!(".{name}.tmp-{unique}"));
-    fs::create_dir(&tmp).map_err(io_err(&tmp))?;
-    let written = (|| {
-        write_synced(&tmp.join(MODEL_FILE), &model_bytes)?;
-        write_synced(&tmp.join(OPTIMIZER_FILE), &optim_bytes)?;
-        write_synced(&tmp.join(META_FILE), json.as_bytes())?;
-        oware_engine::atomic::sync_dir(&tmp);
-        if dir.exists() {
-            let old = parent.join(format!(".{name}.old-{unique}"));
-            fs::rename(dir, &old).map_err(io_err(dir))?;
-            fs::rename(&tmp, dir).map_err(io_err(dir))?;
-            let _ = fs::remove_dir_all(&old);
-        } else {
-            fs::rename(&tmp, dir).map_err(io_err(dir))?;
-        }
-        oware_engine::atomic::sync_dir(&parent);
-        Ok(())
-    })();
-    if written.is_err() {
-        let _ = fs::remove_dir_all(&tmp);
+    // Removed when dropped, i.e. on every error below, until `keep`.
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(TEMP_SUFFIX)
+        .tempdir_in(&parent)
+        .map_err(io_err(&parent))?;
+    write_synced(&tmp.path().join(MODEL_FILE), &model_bytes)?;
+    write_synced(&tmp.path().join(OPTIMIZER_FILE), &optim_bytes)?;
+    for e in extra {
+        write_synced(&tmp.path().join(e.name), e.bytes)?;
     }
-    written
+    // meta.json last: a directory with it is complete.
+    write_synced(&tmp.path().join(META_FILE), json.as_bytes())?;
+    oware_engine::atomic::sync_dir(tmp.path());
+    let kept = tmp.keep();
+    if let Err(source) = fs::rename(&kept, dir) {
+        // Removing the kept temporary is best effort: the error that matters is the rename's,
+        // and a leftover hidden `*.tmp` directory is removed by `remove_stale_temporaries`.
+        let _ = fs::remove_dir_all(&kept);
+        return Err(CheckpointError::Io {
+            path: dir.to_path_buf(),
+            source,
+        });
+    }
+    oware_engine::atomic::sync_dir(&parent);
+    Ok(())
+}
+
+/// The suffix of the temporary directories and files checkpoints are built in.
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// Removes the hidden temporaries (`.NAME.XXXXXX.tmp` directories and files) that a process
+/// killed while writing a checkpoint or the `latest` pointer left in `checkpoints_dir`. Call it
+/// only while no other process writes there (the trainer does, when a run starts). Returns how
+/// many were removed.
+pub fn remove_stale_temporaries(checkpoints_dir: &Path) -> Result<usize, CheckpointError> {
+    let entries = match fs::read_dir(checkpoints_dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io_err(checkpoints_dir)(e)),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry.map_err(io_err(checkpoints_dir))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with('.') && name.ends_with(TEMP_SUFFIX)) {
+            continue;
+        }
+        let path = entry.path();
+        let is_dir = entry.file_type().map_err(io_err(&path))?.is_dir();
+        if is_dir {
+            fs::remove_dir_all(&path).map_err(io_err(&path))?;
+        } else {
+            fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// Deletes checkpoint `dir` so that it disappears at once: it is first renamed to a hidden
+/// temporary name (which [`remove_stale_temporaries`] clears if a kill interrupts the removal),
+/// so a half-deleted checkpoint never sits under a checkpoint's name.
+pub fn remove_checkpoint(dir: &Path) -> Result<(), CheckpointError> {
+    let name = dir
+        .file_name()
+        .ok_or_else(|| CheckpointError::NotACheckpoint {
+            path: dir.to_path_buf(),
+        })?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let doomed = parent.join(format!(".{name}.removing{TEMP_SUFFIX}"));
+    if fs::symlink_metadata(&doomed).is_ok() {
+        fs::remove_dir_all(&doomed).map_err(io_err(&doomed))?;
+    }
+    fs::rename(dir, &doomed).map_err(io_err(dir))?;
+    oware_engine::atomic::sync_dir(&parent);
+    fs::remove_dir_all(&doomed).map_err(io_err(&doomed))
+}
+
+/// Reads file `name` of checkpoint `dir` (one saved with [`save_checkpoint_with`]), checked
+/// against the length and checksum in `meta.json`. A file `meta.json` does not list (from a
+/// build that did not list them) is read as it is, if present: such files carry their own
+/// checksum. A missing file is [`CheckpointError::MissingFile`].
+pub fn read_checkpoint_file(dir: &Path, name: &str) -> Result<Vec<u8>, CheckpointError> {
+    let meta = read_meta_file(dir)?;
+    if meta.files.contains_key(name) {
+        read_verified(dir, name, &meta)
+    } else {
+        read_file(&dir.join(name))
+    }
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, CheckpointError> {
@@ -366,7 +505,7 @@ fn read_verified(dir: &Path, name: &str, meta: &MetaFile) -> Result<Vec<u8>, Che
             found: data.len() as u64,
         });
     }
-    let got = format!("{:016x}", fnv1a64(&data));
+    let got = format!("{:016x}", checksum(&data));
     if got != want.fnv1a64 {
         return Err(CheckpointError::Damaged {
             path,
@@ -397,16 +536,33 @@ fn load_model(
 ) -> Result<PolicyValueNet, CheckpointError> {
     let path = dir.join(MODEL_FILE);
     let data = read_verified(dir, MODEL_FILE, meta)?;
+    // At least a byte per parameter: a meta.json describing a network far larger than its
+    // weights file is refused before that network is built (it could take gigabytes).
+    let params = meta.model.num_params() as u64;
+    if (data.len() as u64) < params {
+        return Err(CheckpointError::Damaged {
+            path,
+            reason: format!(
+                "{} bytes are too few for the {params} parameters of the network {} in {META_FILE}",
+                data.len(),
+                serde_json::to_string(&meta.model).unwrap_or_default()
+            ),
+        });
+    }
     let config = meta.model.clone();
     let result = catch_unwind(AssertUnwindSafe(|| {
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(data))?;
         config.init(device).try_load_record(record)
     }));
     match result {
-        Ok(Ok(model)) => Ok(model),
+        Ok(Ok(model)) => match model.all_finite() {
+            Ok(true) => Ok(model),
+            Ok(false) => Err(CheckpointError::NonFiniteWeights { path }),
+            Err(reason) => Err(CheckpointError::Damaged { path, reason }),
+        },
         Ok(Err(RecordError::Validation(detail))) => Err(CheckpointError::ShapeMismatch {
             path,
-            config: serde_json::to_string(&meta.model).unwrap_or_default(),
+            config: meta.model.to_string(),
             detail,
         }),
         Ok(Err(RecordError::Io(reason))) => Err(CheckpointError::Damaged { path, reason }),
@@ -543,31 +699,42 @@ mod tests {
             .collect();
         assert!(leftovers.is_empty());
 
-        let want = learner.evaluator().raw_outputs(&probe());
+        let want = learner.evaluator().raw_outputs(&probe()).expect("read");
         let (ev, m) = load_evaluator(&dir, &Device::flex()).expect("load evaluator");
         assert_eq!(m, meta());
         assert_eq!(ev.config(), &cfg);
-        assert_eq!(ev.raw_outputs(&probe()), want);
+        assert_eq!(ev.raw_outputs(&probe()).expect("read"), want);
 
         let (mut resumed, m2) = load_checkpoint(&dir, &Device::flex()).expect("load");
         assert_eq!(m2, meta());
         assert_eq!(resumed.config(), &cfg);
-        assert_eq!(resumed.evaluator().raw_outputs(&probe()), want);
+        assert_eq!(
+            resumed.evaluator().raw_outputs(&probe()).expect("read"),
+            want
+        );
         // The optimizer state came back too: the next step matches exactly.
         let b = batch();
         let a = learner.step(&b, 1e-3).expect("step");
         let r = resumed.step(&b, 1e-3).expect("step");
         assert_eq!(a, r);
         assert_eq!(
-            learner.evaluator().raw_outputs(&probe()),
-            resumed.evaluator().raw_outputs(&probe())
+            learner.evaluator().raw_outputs(&probe()).expect("read"),
+            resumed.evaluator().raw_outputs(&probe()).expect("read")
         );
 
-        // Saving again over the same directory replaces it.
+        // A complete checkpoint is never written over: saving again is refused, the old one
+        // stays as it was, and no temporary is left behind.
+        let before = fs::read(dir.join(META_FILE)).expect("read");
         let mut m3 = meta();
         m3.step = 6;
-        save_checkpoint(&dir, &learner, &m3).expect("resave");
-        assert_eq!(read_checkpoint_info(&dir).expect("info").meta.step, 6);
+        let err = save_checkpoint(&dir, &learner, &m3).expect_err("exists");
+        assert!(
+            matches!(err, CheckpointError::AlreadyExists { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("never overwritten"), "{err}");
+        assert_eq!(fs::read(dir.join(META_FILE)).expect("read"), before);
+        assert_eq!(fs::read_dir(&root).expect("list").count(), 1);
         let _ = fs::remove_dir_all(&root);
     }
 
@@ -682,7 +849,8 @@ mod tests {
     fn crafted_garbage_with_matching_checksum_is_an_error() {
         let (root, dir) = saved("garbage");
         let path = dir.join(MODEL_FILE);
-        let garbage: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
+        // Longer than the network's parameter count, so that it reaches the decoder.
+        let garbage: Vec<u8> = (0..8000u32).map(|i| (i * 37 % 251) as u8).collect();
         fs::write(&path, &garbage).expect("write");
         // Make meta.json agree with the garbage so the decoder itself is exercised.
         let meta_path = dir.join(META_FILE);
@@ -697,7 +865,114 @@ mod tests {
 
     #[test]
     fn fnv_known_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        // The values of the FNV-1a 64 written by earlier builds: old files stay readable.
+        assert_eq!(checksum(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(checksum(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn extra_files_are_checksummed_and_names_are_checked() {
+        let root = tmpdir("extra");
+        let dir = root.join("ck");
+        let learner = trained(&ModelConfig::new().with_hidden(8).with_blocks(1));
+        let data = b"replay bytes".to_vec();
+        let extra = [ExtraFile {
+            name: "replay.bin",
+            bytes: &data,
+        }];
+        save_checkpoint_with(&dir, &learner, &meta(), &extra).expect("save");
+        assert_eq!(
+            read_checkpoint_file(&dir, "replay.bin").expect("read"),
+            data
+        );
+        let mut bad = data.clone();
+        bad[3] ^= 1;
+        fs::write(dir.join("replay.bin"), &bad).expect("write");
+        let err = read_checkpoint_file(&dir, "replay.bin").expect_err("flipped");
+        assert!(matches!(err, CheckpointError::Damaged { .. }), "{err}");
+        fs::remove_file(dir.join("replay.bin")).expect("rm");
+        let err = read_checkpoint_file(&dir, "replay.bin").expect_err("missing");
+        assert!(matches!(err, CheckpointError::MissingFile { .. }), "{err}");
+        // A file meta.json does not list (earlier builds wrote replay.bin after the
+        // checkpoint, unlisted) is read as it is; it carries its own checksum.
+        fs::write(dir.join("older.bin"), b"old").expect("write");
+        assert_eq!(
+            read_checkpoint_file(&dir, "older.bin").expect("read"),
+            b"old"
+        );
+        for name in [MODEL_FILE, "../x", ".hidden", ""] {
+            let e = [ExtraFile { name, bytes: &data }];
+            assert!(save_checkpoint_with(&root.join("ck2"), &learner, &meta(), &e).is_err());
+        }
+        assert!(!root.join("ck2").exists());
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_diverged_network_is_neither_saved_nor_loaded() {
+        let root = tmpdir("nan");
+        let cfg = ModelConfig::new().with_hidden(8).with_blocks(1);
+        let net = crate::evaluator::tests::poisoned(&cfg, f32::NAN, false);
+        let optim = OptimConfig::default();
+        let learner = Learner::from_parts(
+            net.clone(),
+            build_optimizer(&optim),
+            &cfg,
+            &optim,
+            Device::flex().autodiff(),
+        );
+        let err = save_checkpoint(&root.join("ck"), &learner, &meta()).expect_err("NaN");
+        assert!(
+            matches!(err, CheckpointError::NonFiniteWeights { .. }),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_dir(&root).expect("list").count(),
+            0,
+            "nothing left"
+        );
+        // A NaN model.bpk written by other means (checksum and all) is refused when loaded.
+        let (_, dir) = saved("nan-load");
+        let bytes = net.into_record().into_bytes().expect("encode");
+        fs::write(dir.join(MODEL_FILE), &bytes[..]).expect("write");
+        let meta_path = dir.join(META_FILE);
+        let mut v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+        v["files"][MODEL_FILE] = serde_json::to_value(digest(&bytes)).expect("json");
+        fs::write(&meta_path, serde_json::to_string(&v).expect("json")).expect("write");
+        let err = load_evaluator(&dir, &Device::flex()).expect_err("NaN weights");
+        assert!(
+            matches!(err, CheckpointError::NonFiniteWeights { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("model.bpk"), "{err}");
+        assert!(load_checkpoint(&dir, &Device::flex()).is_err());
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed() {
+        let root = tmpdir("stale");
+        fs::create_dir(root.join(".step-0000010.abc123.tmp")).expect("dir");
+        fs::write(root.join(".step-0000010.abc123.tmp/model.bpk"), b"half").expect("file");
+        fs::write(root.join(".latest.xyz.tmp"), b"step-").expect("file");
+        fs::create_dir(root.join("step-0000005")).expect("dir");
+        fs::write(root.join("latest"), b"step-0000005\n").expect("file");
+        assert_eq!(remove_stale_temporaries(&root).expect("clean"), 2);
+        let mut names: Vec<String> = fs::read_dir(&root)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["latest", "step-0000005"]);
+        // Removing a checkpoint renames it away first: no half-deleted `step-` folder.
+        fs::write(root.join("step-0000005/meta.json"), b"{}").expect("file");
+        remove_checkpoint(&root.join("step-0000005")).expect("remove");
+        let names: Vec<String> = fs::read_dir(&root)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["latest"]);
+        let _ = fs::remove_dir_all(&root);
     }
 }

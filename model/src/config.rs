@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
-    /// Width of the trunk (units per layer). Default 256.
+    /// Width of the trunk (units per layer). Default 128.
     pub hidden: usize,
     /// Number of residual blocks in the trunk (each is one `hidden`×`hidden` linear layer).
     /// Default 3.
@@ -30,7 +30,7 @@ impl Config for ModelConfig {}
 impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig {
-            hidden: 256,
+            hidden: 128,
             blocks: 3,
         }
     }
@@ -47,7 +47,7 @@ impl std::fmt::Display for ModelConfig {
 }
 
 impl ModelConfig {
-    /// The default shape (hidden 256, 3 blocks).
+    /// The default shape (hidden 128, 3 blocks: the `[model]` defaults of a training config).
     pub fn new() -> ModelConfig {
         ModelConfig::default()
     }

@@ -224,8 +224,8 @@ mod wgpu_tests {
                     NetEvaluator::random(&ModelConfig::new().with_hidden(32), &Device::flex());
                 let on_gpu = NetEvaluator::new(cpu.model(), cpu.config().clone(), &gpu);
                 let pos = [Position::start(); 3];
-                let a = cpu.raw_outputs(&pos);
-                let b = on_gpu.raw_outputs(&pos);
+                let a = cpu.raw_outputs(&pos).expect("cpu outputs");
+                let b = on_gpu.raw_outputs(&pos).expect("gpu outputs");
                 assert_eq!(a.len(), b.len());
                 for (x, y) in a.iter().zip(&b) {
                     assert!((x - y).abs() < 1e-3, "{x} vs {y}");

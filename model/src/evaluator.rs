@@ -5,7 +5,7 @@ use crate::encode::{INPUT_SIZE, encode_vec, legal_mask};
 use crate::net::{HEAD_OUTPUTS, MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
-use oware_engine::{Evaluation, Evaluator, Position, uniform_policy};
+use oware_engine::{EvalError, Evaluation, Evaluator, Position};
 
 /// Everything the network says of one position, from the mover's point of view.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,41 +72,61 @@ impl NetEvaluator {
 
     /// The raw head outputs of a batch, row-major `[positions.len(), HEAD_OUTPUTS]` (policy
     /// logits unmasked, value and margin before `tanh`).
-    pub fn raw_outputs(&self, positions: &[Position]) -> Vec<f32> {
+    ///
+    /// # Errors
+    /// [`EvalError::Failed`] when the backend's numbers cannot be read back,
+    /// [`EvalError::WrongLength`] when it returns fewer (or more) than the batch needs.
+    pub fn raw_outputs(&self, positions: &[Position]) -> Result<Vec<f32>, EvalError> {
         if positions.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let n = positions.len();
         let input = Tensor::<2>::from_data(
             TensorData::new(encode_vec(positions), [n, INPUT_SIZE]),
             &self.device,
         );
-        tensor_to_vec(self.model.forward_raw(input))
+        let raw = tensor_to_vec(self.model.forward_raw(input)).map_err(EvalError::Failed)?;
+        let expected = n * HEAD_OUTPUTS;
+        if raw.len() != expected {
+            return Err(EvalError::WrongLength {
+                positions: n,
+                expected,
+                got: raw.len(),
+            });
+        }
+        Ok(raw)
     }
 
     /// Policy (masked, normalised), value and margin of every position, in one forward pass.
-    pub fn predict(&self, positions: &[Position]) -> Vec<Prediction> {
-        let raw = self.raw_outputs(positions);
+    ///
+    /// # Errors
+    /// As [`NetEvaluator::raw_outputs`], and [`EvalError::NonFinite`] when the network outputs
+    /// a NaN or an infinity for a position (a diverged network): never a made-up answer.
+    pub fn predict(&self, positions: &[Position]) -> Result<Vec<Prediction>, EvalError> {
+        let raw = self.raw_outputs(positions)?;
         positions
             .iter()
+            .zip(raw.chunks_exact(HEAD_OUTPUTS))
             .enumerate()
-            .map(
-                |(i, pos)| match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
-                    Some(row) => prediction_from_row(pos, row),
-                    // Only if the backend returned fewer numbers than asked: know-nothing answer.
-                    None => Prediction {
-                        policy: uniform_policy(pos),
-                        value: 0.0,
-                        margin: 0.0,
-                    },
-                },
-            )
+            .map(|(i, (pos, row))| prediction_from_row(i, pos, row))
             .collect()
     }
 }
 
-/// Masked softmax of the six logits, `tanh` of value and margin.
-fn prediction_from_row(pos: &Position, row: &[f32]) -> Prediction {
+/// Masked softmax of the six logits, `tanh` of value and margin, for position `index` of a
+/// batch. Every output must be finite: the illegal moves' logits too, since a NaN anywhere
+/// means the network is broken.
+fn prediction_from_row(index: usize, pos: &Position, row: &[f32]) -> Result<Prediction, EvalError> {
+    let non_finite = |what| EvalError::NonFinite { index, what };
+    if !row[..6].iter().all(|x| x.is_finite()) {
+        return Err(non_finite("policy"));
+    }
+    if !row[VALUE_COLUMN].is_finite() {
+        return Err(non_finite("value"));
+    }
+    if !row[MARGIN_COLUMN].is_finite() {
+        return Err(non_finite("margin"));
+    }
     let mask = legal_mask(pos);
     let mut policy = [0.0f32; 6];
     let max = (0..6)
@@ -121,46 +141,41 @@ fn prediction_from_row(pos: &Position, row: &[f32]) -> Prediction {
             sum += e;
         }
     }
-    if sum > 0.0 && sum.is_finite() {
+    // With finite logits the largest legal term is exp(0) = 1, so `sum` is in [1, 6]; it is 0
+    // only without a legal move (all-zero policy, as documented on `Prediction`).
+    if sum > 0.0 {
         for p in &mut policy {
             *p /= sum;
         }
-    } else {
-        // Non-finite logits: fall back to uniform over the legal moves.
-        policy = uniform_policy(pos);
     }
-    let value = row[VALUE_COLUMN].tanh();
-    let margin = row[MARGIN_COLUMN].tanh();
-    Prediction {
+    Ok(Prediction {
         policy,
-        value: if value.is_finite() { value } else { 0.0 },
-        margin: if margin.is_finite() { margin } else { 0.0 },
-    }
+        value: row[VALUE_COLUMN].tanh(),
+        margin: row[MARGIN_COLUMN].tanh(),
+    })
 }
 
 impl Evaluator for NetEvaluator {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
-        let raw = self.raw_outputs(positions);
-        for (i, (pos, e)) in positions.iter().zip(out.iter_mut()).enumerate() {
-            *e = match raw.get(i * HEAD_OUTPUTS..(i + 1) * HEAD_OUTPUTS) {
-                Some(row) => {
-                    let p = prediction_from_row(pos, row);
-                    Evaluation {
-                        policy: p.policy,
-                        value: p.value,
-                    }
-                }
-                None => Evaluation {
-                    policy: uniform_policy(pos),
-                    value: 0.0,
-                },
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
+        let raw = self.raw_outputs(positions)?;
+        for (i, ((pos, row), e)) in positions
+            .iter()
+            .zip(raw.chunks_exact(HEAD_OUTPUTS))
+            .zip(out.iter_mut())
+            .enumerate()
+        {
+            let p = prediction_from_row(i, pos, row)?;
+            *e = Evaluation {
+                policy: p.policy,
+                value: p.value,
             };
         }
+        Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::encode::{encode_batch, mask_batch};
     use oware_engine::Side;
@@ -197,7 +212,7 @@ mod tests {
             };
             pos.len()
         ];
-        ev.evaluate(&pos, &mut out);
+        ev.evaluate(&pos, &mut out).expect("finite network");
         for (p, e) in pos.iter().zip(&out) {
             let mask = legal_mask(p);
             let sum: f32 = e.policy.iter().sum();
@@ -217,14 +232,15 @@ mod tests {
         let device = Device::flex();
         let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(16), &device);
         let pos = some_positions();
-        let preds = ev.predict(&pos);
+        let preds = ev.predict(&pos).expect("finite network");
         let out = ev.model().forward(encode_batch(&pos, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),
-        ));
-        let v = tensor_to_vec(out.value);
-        let m = tensor_to_vec(out.margin);
+        ))
+        .expect("read");
+        let v = tensor_to_vec(out.value).expect("read");
+        let m = tensor_to_vec(out.margin).expect("read");
         for (i, pr) in preds.iter().enumerate() {
             for j in 0..6 {
                 assert!((pr.policy[j] - p[i * 6 + j]).abs() < 1e-5);
@@ -241,7 +257,7 @@ mod tests {
         let device = Device::flex();
         let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(32), &device);
         let pos = some_positions();
-        let expected = ev.predict(&pos);
+        let expected = ev.predict(&pos).expect("finite network");
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..2)
                 .map(|t| {
@@ -259,7 +275,7 @@ mod tests {
                                 };
                                 k
                             ];
-                            ev.evaluate(&pos[..k], &mut out);
+                            ev.evaluate(&pos[..k], &mut out).expect("finite network");
                             results.push(out);
                         }
                         results
@@ -284,7 +300,60 @@ mod tests {
     fn empty_batch() {
         let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(8), &Device::flex());
         let mut out: Vec<Evaluation> = Vec::new();
-        ev.evaluate(&[], &mut out);
-        assert!(ev.predict(&[]).is_empty());
+        ev.evaluate(&[], &mut out).expect("nothing to evaluate");
+        assert!(ev.predict(&[]).expect("nothing to predict").is_empty());
+    }
+
+    /// A network whose input-layer weights (or, with `head_bias`, head biases) all hold
+    /// `value`, set through burn.
+    pub(crate) fn poisoned(config: &ModelConfig, value: f32, head_bias: bool) -> PolicyValueNet {
+        use burn::module::Param;
+        let device = Device::flex();
+        let mut net = config.init(&device);
+        if head_bias {
+            net.heads.bias = Some(Param::from_tensor(Tensor::<1>::full(
+                [HEAD_OUTPUTS],
+                value,
+                &device,
+            )));
+        } else {
+            net.input.weight = Param::from_tensor(Tensor::<2>::full(
+                [INPUT_SIZE, config.hidden],
+                value,
+                &device,
+            ));
+        }
+        net
+    }
+
+    #[test]
+    fn a_nan_or_infinite_network_is_an_error_not_a_uniform_guess() {
+        let config = ModelConfig::new().with_hidden(16).with_blocks(1);
+        let pos = some_positions();
+        for (value, bias_only) in [(f32::NAN, false), (f32::INFINITY, true), (f32::NAN, true)] {
+            let net = poisoned(&config, value, bias_only);
+            assert!(!net.all_finite().expect("read"), "{value} is not finite");
+            let ev = NetEvaluator::new(&net, config.clone(), &Device::flex());
+            let mut out = vec![
+                Evaluation {
+                    policy: [0.0; 6],
+                    value: 0.0
+                };
+                pos.len()
+            ];
+            let err = ev.evaluate(&pos, &mut out).expect_err("not finite");
+            assert!(
+                matches!(err, EvalError::NonFinite { index: 0, .. }),
+                "{value}: {err}"
+            );
+            assert!(err.to_string().contains("not a finite number"), "{err}");
+            assert!(ev.predict(&pos).is_err());
+        }
+        // Finite but absurd weights overflow to infinity inside the network (every position
+        // has inputs summing to more than 1): also an error.
+        let huge = poisoned(&config, 3e38, false);
+        assert!(huge.all_finite().expect("read"));
+        let ev = NetEvaluator::new(&huge, config, &Device::flex());
+        assert!(matches!(ev.predict(&pos), Err(EvalError::NonFinite { .. })));
     }
 }

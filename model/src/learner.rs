@@ -105,6 +105,28 @@ pub enum TrainError {
     /// The loss came out NaN or infinite (the step was still applied).
     #[error("loss is not finite ({0:?}); lower the learning rate")]
     NonFiniteLoss(Losses),
+    /// The backend could not hand back the loss.
+    #[error("{0}")]
+    Backend(String),
+}
+
+/// Why the optimizer settings of a loaded learner could not be changed.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ReconfigureError {
+    /// The optimizer kind differs: its saved state (moments) belongs to the other kind.
+    #[error(
+        "optimizer = {requested:?} differs from {saved:?}, whose state the checkpoint holds; \
+         the optimizer cannot change within a run (start a new run to use another one)"
+    )]
+    KindChanged {
+        /// The kind the learner was saved with.
+        saved: OptimizerKind,
+        /// The kind asked for.
+        requested: OptimizerKind,
+    },
+    /// The new settings are out of range (the message names the key).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// The trainable network (on an autodiff device), its optimizer and loss settings.
@@ -215,6 +237,27 @@ impl Learner {
         self.optim_config.margin_weight = margin_weight;
     }
 
+    /// Applies new optimizer and loss settings to the next steps, keeping the optimizer's state
+    /// (Adam moments, SGD momentum): weight decay, momentum and the loss weights may change,
+    /// the optimizer kind may not (its state would not fit). Used when a run resumes with
+    /// changed `[optimizer]` keys.
+    pub fn reconfigure(&mut self, config: &OptimConfig) -> Result<(), ReconfigureError> {
+        config.validate().map_err(ReconfigureError::Invalid)?;
+        if config.optimizer != self.optim_config.optimizer {
+            return Err(ReconfigureError::KindChanged {
+                saved: self.optim_config.optimizer,
+                requested: config.optimizer,
+            });
+        }
+        if config == &self.optim_config {
+            return Ok(());
+        }
+        let state = self.optim.to_record();
+        self.optim = build_optimizer(config).load_record(state);
+        self.optim_config = config.clone();
+        Ok(())
+    }
+
     /// A non-autodiff copy of the current weights for self-play and evaluation.
     pub fn evaluator(&self) -> NetEvaluator {
         NetEvaluator::new(&self.model, self.config.clone(), &self.device)
@@ -223,7 +266,7 @@ impl Learner {
     /// The losses of `batch` under the current weights, without a step.
     pub fn losses(&self, batch: &TrainBatch) -> Result<Losses, TrainError> {
         batch.validate()?;
-        let (_, losses) = self.loss_tensors(batch, &self.device.clone().without_autodiff());
+        let (_, losses) = self.loss_tensors(batch, &self.device.clone().without_autodiff())?;
         Ok(losses)
     }
 
@@ -235,7 +278,7 @@ impl Learner {
             return Err(TrainError::BadLearningRate(lr));
         }
         let device = self.device.clone();
-        let (total, losses) = self.loss_tensors(batch, &device);
+        let (total, losses) = self.loss_tensors(batch, &device)?;
         let grads = GradientsParams::from_grads(total.backward(), &self.model);
         self.model = self.optim.step(lr, self.model.clone(), grads);
         self.steps += 1;
@@ -251,7 +294,11 @@ impl Learner {
 
     /// The total loss tensor (for `backward`) and the parts as numbers. Uses the autodiff
     /// model when `device` has autodiff, its `valid()` copy otherwise.
-    fn loss_tensors(&self, batch: &TrainBatch, device: &Device) -> (Tensor<1>, Losses) {
+    fn loss_tensors(
+        &self,
+        batch: &TrainBatch,
+        device: &Device,
+    ) -> Result<(Tensor<1>, Losses), TrainError> {
         let n = batch.len();
         let input = Tensor::<2>::from_data(
             TensorData::new(encode_vec(&batch.positions), [n, INPUT_SIZE]),
@@ -284,15 +331,20 @@ impl Learner {
         let total =
             policy.clone() + value.clone() * w.value_weight + margin.clone() * w.margin_weight;
         let parts = Tensor::cat(vec![total.clone(), policy, value, margin], 0);
-        let v = tensor_to_vec(parts.detach());
-        let get = |i: usize| v.get(i).copied().unwrap_or(f32::NAN);
-        let losses = Losses {
-            total: get(0),
-            policy: get(1),
-            value: get(2),
-            margin: get(3),
+        let v = tensor_to_vec(parts.detach()).map_err(TrainError::Backend)?;
+        let [total_v, policy_v, value_v, margin_v] = v[..] else {
+            return Err(TrainError::Backend(format!(
+                "the loss came back as {} numbers, 4 expected",
+                v.len()
+            )));
         };
-        (total, losses)
+        let losses = Losses {
+            total: total_v,
+            policy: policy_v,
+            value: value_v,
+            margin: margin_v,
+        };
+        Ok((total, losses))
     }
 }
 
@@ -350,7 +402,7 @@ mod tests {
 
         // The evaluator sees the trained weights: it now prefers each target move.
         let ev = learner.evaluator();
-        let preds = ev.predict(&batch.positions);
+        let preds = ev.predict(&batch.positions).expect("finite");
         let hits = preds
             .iter()
             .zip(&batch.policy)
@@ -367,7 +419,7 @@ mod tests {
             };
             batch.len()
         ];
-        ev.evaluate(&batch.positions, &mut out);
+        ev.evaluate(&batch.positions, &mut out).expect("finite");
         for (e, v) in out.iter().zip(&batch.value) {
             assert!((e.value - v).abs() < 0.3, "{} vs {v}", e.value);
         }
@@ -386,13 +438,19 @@ mod tests {
         let mut learner = Learner::new(&cfg, &OptimConfig::default(), &device);
         let batch = fixed_batch(8);
         let ev = learner.evaluator();
-        let before = ev.raw_outputs(&batch.positions);
+        let before = ev.raw_outputs(&batch.positions).expect("read");
         for _ in 0..5 {
             learner.step(&batch, 1e-2).expect("step");
         }
         // Training moved on; the evaluator handed out earlier still holds the old weights.
-        assert_eq!(ev.raw_outputs(&batch.positions), before);
-        assert_ne!(learner.evaluator().raw_outputs(&batch.positions), before);
+        assert_eq!(ev.raw_outputs(&batch.positions).expect("read"), before);
+        assert_ne!(
+            learner
+                .evaluator()
+                .raw_outputs(&batch.positions)
+                .expect("read"),
+            before
+        );
     }
 
     #[test]
@@ -416,6 +474,52 @@ mod tests {
                 "{kind:?}: {first:?} -> {last:?}"
             );
         }
+    }
+
+    #[test]
+    fn reconfigure_takes_effect_keeps_the_state_and_refuses_another_kind() {
+        let device = Device::flex();
+        let cfg = ModelConfig::new().with_hidden(16).with_blocks(1);
+        let batch = fixed_batch(8);
+        let mut first = Learner::new(&cfg, &OptimConfig::default(), &device);
+        for _ in 0..3 {
+            first.step(&batch, 1e-2).expect("step");
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ck = dir.path().join("ck");
+        crate::save_checkpoint(&ck, &first, &crate::CheckpointMeta::default()).expect("save");
+        let load = || crate::load_checkpoint(&ck, &device).expect("load").0;
+        let (mut plain, mut round_trip, mut decayed) = (load(), load(), load());
+        let heavy = OptimConfig {
+            weight_decay: 0.5,
+            margin_weight: 2.0,
+            ..OptimConfig::default()
+        };
+        // There and back again: the Adam moments survive, so the next step is the same.
+        round_trip.reconfigure(&heavy).expect("same kind");
+        round_trip
+            .reconfigure(&OptimConfig::default())
+            .expect("same kind");
+        let a = plain.step(&batch, 1e-2).expect("step");
+        let b = round_trip.step(&batch, 1e-2).expect("step");
+        assert_eq!(a, b);
+        let probe = &batch.positions;
+        let out = |l: &Learner| l.evaluator().raw_outputs(probe).expect("read");
+        assert_eq!(out(&plain), out(&round_trip));
+        // New settings take effect.
+        decayed.reconfigure(&heavy).expect("same kind");
+        assert_eq!(decayed.optim_config(), &heavy);
+        let c = decayed.step(&batch, 1e-2).expect("step");
+        assert_ne!(c, a, "margin_weight changes the loss");
+        assert_ne!(out(&decayed), out(&plain), "weight decay changes the step");
+        // Another optimizer kind would not fit the saved state.
+        let sgd = OptimConfig {
+            optimizer: OptimizerKind::Sgd,
+            ..OptimConfig::default()
+        };
+        let err = decayed.reconfigure(&sgd).expect_err("another kind");
+        assert!(matches!(err, ReconfigureError::KindChanged { .. }), "{err}");
+        assert_eq!(decayed.optim_config(), &heavy, "unchanged");
     }
 
     #[test]

@@ -23,15 +23,16 @@ mod learner;
 mod net;
 
 pub use checkpoint::{
-    CheckpointError, CheckpointInfo, CheckpointMeta, FORMAT_VERSION, load_checkpoint,
-    load_evaluator, read_checkpoint_info, save_checkpoint,
+    CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,
+    load_checkpoint, load_evaluator, read_checkpoint_file, read_checkpoint_info, remove_checkpoint,
+    remove_stale_temporaries, save_checkpoint, save_checkpoint_with,
 };
 pub use config::{ModelConfig, OptimConfig, OptimizerKind};
 pub use device::{DeviceError, DeviceKind, device};
 pub use encode::{INPUT_SIZE, encode_batch, legal_mask};
 pub use evaluator::{NetEvaluator, Prediction};
 pub use latest::{CHECKPOINTS_DIR, LATEST_FILE, read_latest, resolve_checkpoint, write_latest};
-pub use learner::{Learner, Losses, TrainBatch, TrainError};
+pub use learner::{Learner, Losses, ReconfigureError, TrainBatch, TrainError};
 pub use net::{
     DenseLayer, HEAD_OUTPUTS, MARGIN_COLUMN, NetOutput, PolicyValueNet, ResidualBlock,
     VALUE_COLUMN, reference_forward,

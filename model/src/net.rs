@@ -92,16 +92,24 @@ impl PolicyValueNet {
     }
 
     /// The weights as plain row-major matrices, layer by layer in forward order (input layer,
-    /// blocks, heads). For a plain-Rust reference forward pass and for inspection.
-    pub fn dense_layers(&self) -> Vec<DenseLayer> {
-        let mut layers = vec![DenseLayer::from_linear(&self.input)];
-        layers.extend(
-            self.blocks
-                .iter()
-                .map(|b| DenseLayer::from_linear(&b.linear)),
-        );
-        layers.push(DenseLayer::from_linear(&self.heads));
-        layers
+    /// blocks, heads). For a plain-Rust reference forward pass and for inspection. An error
+    /// when the backend cannot hand the numbers out.
+    pub fn dense_layers(&self) -> Result<Vec<DenseLayer>, String> {
+        let mut layers = vec![DenseLayer::from_linear(&self.input)?];
+        for b in &self.blocks {
+            layers.push(DenseLayer::from_linear(&b.linear)?);
+        }
+        layers.push(DenseLayer::from_linear(&self.heads)?);
+        Ok(layers)
+    }
+
+    /// Whether every weight and bias is a finite number (a diverged network holds NaN or
+    /// infinities). An error when the backend cannot hand the numbers out.
+    pub fn all_finite(&self) -> Result<bool, String> {
+        Ok(self
+            .dense_layers()?
+            .iter()
+            .all(|l| l.weight.iter().chain(&l.bias).all(|x| x.is_finite())))
     }
 }
 
@@ -119,28 +127,36 @@ pub struct DenseLayer {
 }
 
 impl DenseLayer {
-    fn from_linear(linear: &Linear) -> DenseLayer {
+    fn from_linear(linear: &Linear) -> Result<DenseLayer, String> {
         let w = linear.weight.val();
         let [d_in, d_out] = w.dims();
-        let weight = tensor_to_vec(w);
+        let weight = tensor_to_vec(w)?;
         let bias = match &linear.bias {
-            Some(b) => tensor_to_vec(b.val()),
+            Some(b) => tensor_to_vec(b.val())?,
             None => vec![0.0; d_out],
         };
-        DenseLayer {
+        if weight.len() != d_in * d_out || bias.len() != d_out {
+            return Err(format!(
+                "a {d_in}x{d_out} layer came back with {} weights and {} biases",
+                weight.len(),
+                bias.len()
+            ));
+        }
+        Ok(DenseLayer {
             d_in,
             d_out,
             weight,
             bias,
-        }
+        })
     }
 }
 
-/// The tensor's values as `f32` (converting from another float type if needed).
-pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+/// The tensor's values as `f32` (converting from another float type if needed). An error (in
+/// words) when the backend's storage cannot be read, never an empty vector.
+pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
     let data = t.into_data().convert::<f32>();
-    // After `convert::<f32>` the element type matches, so this cannot fail.
-    data.try_to_vec::<f32>().unwrap_or_default()
+    data.try_to_vec::<f32>()
+        .map_err(|e| format!("reading a tensor back from the device: {e}"))
 }
 
 /// A plain-Rust forward pass of the same network over row-major inputs `[batch, INPUT_SIZE]`;
@@ -207,8 +223,9 @@ mod tests {
         assert_eq!(out.value.dims(), [3, 1]);
         assert_eq!(out.margin.dims(), [3, 1]);
         for v in tensor_to_vec(out.value)
+            .expect("read")
             .into_iter()
-            .chain(tensor_to_vec(out.margin))
+            .chain(tensor_to_vec(out.margin).expect("read"))
         {
             assert!((-1.0..=1.0).contains(&v));
         }
@@ -226,7 +243,8 @@ mod tests {
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),
-        ));
+        ))
+        .expect("read");
         for (i, pos) in pos.iter().enumerate() {
             let mask = crate::encode::legal_mask(pos);
             let row = &p[i * 6..i * 6 + 6];
@@ -247,13 +265,13 @@ mod tests {
         let device = Device::flex();
         let cfg = ModelConfig::new().with_hidden(24).with_blocks(2);
         let net = cfg.init(&device);
-        let layers = net.dense_layers();
+        let layers = net.dense_layers().expect("read");
         assert_eq!(layers.len(), 4);
         let n_params: usize = layers.iter().map(|l| l.weight.len() + l.bias.len()).sum();
         assert_eq!(n_params, cfg.num_params());
         assert_eq!(net.num_params(), cfg.num_params());
         let pos = positions();
-        let burn_raw = tensor_to_vec(net.forward_raw(encode_batch(&pos, &device)));
+        let burn_raw = tensor_to_vec(net.forward_raw(encode_batch(&pos, &device))).expect("read");
         let plain = reference_forward(&layers, &encode_vec(&pos), pos.len());
         assert_eq!(burn_raw.len(), pos.len() * HEAD_OUTPUTS);
         for (a, b) in burn_raw.iter().zip(&plain) {

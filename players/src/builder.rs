@@ -88,6 +88,7 @@ impl PlayerBuilder {
                 MctsEvaluator::Rollouts => Box::new(
                     RolloutMctsPlayer::new(
                         m.sims,
+                        // The spec's `c=` when given, else the documented default.
                         m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C),
                         seed,
                     )

@@ -10,10 +10,12 @@ pub const FALLBACK_SPEC: &str = "alphabeta:ms=1000";
 /// `checkpoints/latest` pointer was written last), as `mcts:model=runs/NAME,sims=400`; without
 /// any checkpoint, alpha-beta with one second a move.
 pub fn default_ai_spec(runs: &Path) -> String {
+    // No (readable) `runs` folder means no trained network: alpha-beta is the documented pick.
     let Ok(entries) = std::fs::read_dir(runs) else {
         return FALLBACK_SPEC.to_string();
     };
     let mut newest: Option<(SystemTime, String)> = None;
+    // An entry that cannot be read is not a run this can offer; the others still count.
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // A spec separates its options with ',' and '='; such a name cannot be written in one.
@@ -24,6 +26,7 @@ pub fn default_ai_spec(runs: &Path) -> String {
         let Ok(meta) = std::fs::symlink_metadata(&latest) else {
             continue;
         };
+        // Without modification times (some platforms) every run ties, and the name decides.
         let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
         let better = match &newest {
             None => true,

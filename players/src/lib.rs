@@ -36,7 +36,7 @@ mod tests {
         ] {
             let mut p = build_player(&spec(s), 1).expect("buildable");
             assert_eq!(p.name(), s);
-            let c = p.choose(&game, Limits::default());
+            let c = p.choose(&game, Limits::default()).expect("a move");
             assert!(game.legal_moves().contains(c.mv));
         }
     }

@@ -15,6 +15,8 @@ use super::device::parse_device;
 use anyhow::Context;
 use oware_engine::arena::{GameOutcome, MatchOptions, MatchSummary, play_match};
 use oware_engine::elo::MatchScore;
+use oware_engine::limits::{MAX_GAMES, MAX_THREADS};
+use oware_engine::record::format_line;
 use oware_engine::spec::PlayerSpec;
 use oware_engine::{DEFAULT_MAX_PLIES, Side};
 use oware_model::DeviceKind;
@@ -35,14 +37,15 @@ pub struct Args {
     /// Player B (e.g. `random`).
     b: PlayerSpec,
     /// Games to play: each opening twice with colours swapped (an odd count plays the last
-    /// opening once).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    /// opening once); at most 100000.
+    #[arg(long, default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_GAMES)))]
     games: u32,
     /// Random plies before the players take over [default: 2 to 4, drawn per opening].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=200))]
     opening_plies: Option<u32>,
-    /// Games played at once [default: the number of CPUs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// Games played at once, at most 256 [default: the number of CPUs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_THREADS)))]
     threads: Option<u32>,
     /// Seed of the openings and of the players' random choices.
     #[arg(long, default_value_t = 1)]
@@ -62,28 +65,27 @@ fn wdl_json(m: &MatchScore) -> serde_json::Value {
     json!({ "wins": m.wins, "draws": m.draws, "losses": m.losses })
 }
 
-/// Writes the record file atomically (temporary file, then rename).
+/// Writes the record file atomically, one [`format_line`] per game.
 fn write_record(
     path: &Path,
     games: &[GameOutcome],
     a: &PlayerSpec,
     b: &PlayerSpec,
 ) -> anyhow::Result<()> {
+    let (a, b) = (a.to_string(), b.to_string());
     let mut text = String::new();
     for g in games {
         let (south, north) = if g.a_side == Side::South {
-            (a, b)
+            (&a, &b)
         } else {
-            (b, a)
+            (&b, &a)
         };
-        text.push_str(&format!(
-            "{}\t{} {} {}-{} south={south} north={north}\n",
-            g.game.record(),
-            g.result.notation(),
-            g.result.reason.name(),
-            g.result.score[0],
-            g.result.score[1],
+        text.push_str(&format_line(
+            g.game.moves(),
+            Some(&g.result),
+            Some((south, north)),
         ));
+        text.push('\n');
     }
     oware_engine::atomic::write_atomic(path, text.as_bytes())
         .with_context(|| format!("--record {}", path.display()))
@@ -129,7 +131,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     builder_b.build(0).context("player B")?;
     let threads = match args.threads {
         Some(t) => t as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS as usize))
+        }
     };
     let pairs = args.games.div_ceil(2);
     let progress = Progress {

@@ -48,6 +48,7 @@ fn no_color_requested() -> bool {
 
 /// Runs `oware play`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Without --seed every session differs (a clock before 1970 gives seed 0).
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -1,9 +1,12 @@
 //! `oware replay`: move lists on stdin, states out (DESIGN §3).
 
 use anyhow::Context;
-use oware_engine::{Game, GameError, Position};
+use oware_engine::limits::MAX_LINE_BYTES;
+use oware_engine::lines::BoundedLines;
+use oware_engine::record::RecordLine;
+use oware_engine::{Game, Position};
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Arguments of `oware replay`.
@@ -33,39 +36,17 @@ pub fn state_json(game: &Game) -> Value {
     })
 }
 
-/// The moves of an input line: everything before the first tab. `oware pit --record` writes
-/// the result after a tab, so recorded games replay as they are.
-pub fn moves_part(line: &str) -> &str {
-    line.split_once('\t').map_or(line, |(moves, _)| moves)
-}
-
-/// Plays the moves of one line from the start; with `states`, pushes the JSON state after each
-/// ply (the start state included). Stops at the first token that is not a legal move.
-fn play_line(tokens: &[&str], mut states: Option<&mut Vec<Value>>) -> Result<Game, GameError> {
-    let mut game = Game::new();
-    if let Some(states) = states.as_deref_mut() {
-        states.push(state_json(&game));
-    }
-    for token in tokens {
-        let ply = game.ply();
-        let mv = token
-            .parse()
-            .map_err(|source| GameError::Parse { ply, source })?;
-        game.play(mv)?;
-        if let Some(states) = states.as_deref_mut() {
-            states.push(state_json(&game));
-        }
-    }
-    Ok(game)
-}
-
-/// Replays one line: the JSON object for it, and whether it was legal throughout.
+/// Replays one line (a record line: moves, then anything after a tab or `#`): the JSON object
+/// for it, and whether it was legal throughout.
 pub fn replay_line(line: &str) -> (Value, bool) {
-    let tokens: Vec<&str> = moves_part(line).split_whitespace().collect();
-    let mut states = Vec::with_capacity(tokens.len() + 1);
-    match play_line(&tokens, Some(&mut states)) {
-        Ok(_) => (json!({ "moves": tokens, "states": states }), true),
-        Err(e) => (json!({ "moves": tokens, "error": e.to_string() }), false),
+    let record = RecordLine::parse(line);
+    let mut states = vec![state_json(&Game::new())];
+    match record.replay(|game, _, _| states.push(state_json(game))) {
+        Ok(_) => (json!({ "moves": record.tokens, "states": states }), true),
+        Err(e) => (
+            json!({ "moves": record.tokens, "error": e.to_string() }),
+            false,
+        ),
     }
 }
 
@@ -75,16 +56,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut all_ok = true;
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.with_context(|| format!("reading line {} of stdin", n + 1))?;
+    for item in BoundedLines::new(stdin.lock(), MAX_LINE_BYTES) {
+        let (n, line) = item.context("reading stdin")?;
+        let line = match line.text(n) {
+            Ok(text) => text,
+            Err(e) => {
+                all_ok = false;
+                if args.json {
+                    writeln!(out, "{}", json!({ "moves": [], "error": e }))?;
+                } else {
+                    writeln!(out, "{e}")?;
+                }
+                continue;
+            }
+        };
         if args.json {
             let (value, ok) = replay_line(&line);
             all_ok &= ok;
             writeln!(out, "{value}")?;
             continue;
         }
-        let tokens: Vec<&str> = moves_part(&line).split_whitespace().collect();
-        match play_line(&tokens, None) {
+        match RecordLine::parse(&line).replay(|_, _, _| {}) {
             Ok(game) => {
                 writeln!(out, "{}", game.position())?;
                 match game.result() {

@@ -3,11 +3,13 @@
 
 use super::device::parse_device;
 use anyhow::Context;
+use oware_engine::limits::MAX_GAMES;
+use oware_engine::record::format_line;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
 use oware_trainer::selfplay::{
-    GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker,
+    GameRecord, SelfplayStats, SharedWeights, WorkerControl, with_workers,
 };
 use serde_json::json;
 use std::io::Write;
@@ -23,8 +25,8 @@ pub struct Args {
     /// an untrained network of the config's [model] shape.
     #[arg(long, value_name = "PATH")]
     model: String,
-    /// Games to play.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Games to play, at most 100000.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(MAX_GAMES)))]
     games: u64,
     /// Folder for the records (`games.txt`: one game per line, moves then a tab and the result).
     #[arg(long, value_name = "DIR")]
@@ -43,19 +45,10 @@ pub struct Args {
     json: bool,
 }
 
-/// The record line of a finished game: moves, a tab, the result (`1-0`, `0-1`, `1/2-1/2`),
-/// the reason and the final seeds (the format of `oware pit --record`).
+/// The record line of a finished game: the engine's record format (as `oware pit --record`
+/// writes it), without the players.
 pub fn record_line(record: &GameRecord) -> String {
-    let moves: Vec<String> = record.moves.iter().map(|m| m.to_string()).collect();
-    let r = record.result;
-    format!(
-        "{}\t{} {} {}-{}",
-        moves.join(" "),
-        r.notation(),
-        r.reason.name(),
-        r.score[0],
-        r.score[1]
-    )
+    format_line(&record.moves, Some(&record.result), None)
 }
 
 /// Runs `oware selfplay`.
@@ -79,36 +72,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stop = AtomicBool::new(false);
     let pause = AtomicBool::new(false);
     let left = AtomicU64::new(args.games);
-    let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
+    let control = WorkerControl {
+        stop: &stop,
+        pause: &pause,
+        games_left: Some(&left),
+    };
     let started = Instant::now();
     let mut positions = 0u64;
     let mut plies = 0u64;
     let mut games = 0u64;
     let mut write_error: Option<anyhow::Error> = None;
-    std::thread::scope(|scope| {
-        for w in 0..workers {
-            let tx = tx.clone();
-            let (config, weights, stats, stop, pause, left) =
-                (&config, &weights, &stats, &stop, &pause, &left);
-            scope.spawn(move || {
-                let control = WorkerControl {
-                    stop,
-                    pause,
-                    games_left: Some(left),
-                };
-                if let Err(e) = run_worker(
-                    config,
-                    weights,
-                    stats,
-                    &control,
-                    &tx,
-                    config.schedule.seed + w as u64,
-                ) {
-                    eprintln!("self-play worker {w} failed: {e:#}");
-                }
-            });
-        }
-        drop(tx);
+    let seed = config.schedule.seed;
+    let ((), failure) = with_workers(&config, &weights, &stats, &control, seed, |rx, _| {
+        // Ends when every worker has stopped: its budget played, or one failed (which stops
+        // the others).
         for record in rx {
             games += 1;
             positions += record.samples.len() as u64;
@@ -124,7 +101,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 eprint!("\r{games}/{} games", args.games);
             }
         }
-    });
+    })?;
+    if !args.json && games > 0 {
+        eprintln!();
+    }
+    if let Some(e) = failure {
+        // The games finished before the failure are kept.
+        out.flush()
+            .with_context(|| format!("writing {}", path.display()))?;
+        return Err(e.context(format!(
+            "self-play stopped after {games} of {} games (their records are in {})",
+            args.games,
+            path.display()
+        )));
+    }
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -152,7 +142,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{summary}");
     } else {
-        eprintln!();
         println!(
             "{games} games, {positions} positions ({plies} plies) in {secs:.1} s: {:.0} positions/s, {:.0} simulations/s, {:.0} evaluations/s, mean batch {:.1}",
             positions as f64 / secs,

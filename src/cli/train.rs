@@ -31,6 +31,7 @@ pub struct Args {
 
 /// `runs/run-YYYYMMDD-HHMMSS` in UTC.
 fn default_run_dir() -> PathBuf {
+    // Only a default name: a clock before 1970 names the run after 1970-01-01.
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -1,5 +1,10 @@
 //! The training configuration: TOML with one struct per section, unknown keys rejected, every
 //! range checked with an error that names the key, and `--set section.key=value` overrides.
+//!
+//! One source of truth for the defaults: the `Default` impls (here, and `ModelConfig`,
+//! `OptimConfig` and `MctsConfig` in their crates). A key a file leaves out takes its value
+//! from them. `configs/default.toml` states exactly these values, every key with a comment,
+//! which a test checks; `quick.toml`, `gpu.toml` and `tiny.toml` state only what they change.
 
 use anyhow::Context;
 use oware_engine::mcts::MctsConfig;
@@ -7,7 +12,8 @@ use oware_model::{ModelConfig, OptimConfig};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// `configs/default.toml`: the defaults under every config file.
+/// `configs/default.toml`: the defaults, written out and commented (a test checks that it states
+/// exactly [`TrainConfig::default`]).
 pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
 
 /// The whole configuration of a training run (the resolved copy is `RUN/config.toml`).
@@ -40,11 +46,15 @@ pub struct SelfplayConfig {
     pub workers: usize,
     /// Games each worker keeps in flight (its batch of trees).
     pub games_per_worker: usize,
-    /// Ply limit of self-play games.
+    /// Ply limit of self-play games, at most [`oware_engine::DEFAULT_MAX_PLIES`]. The default
+    /// is that limit itself, the one evaluation, `pit` and `play` use: the network has no input
+    /// for the ply, so self-play games end where real games do and their results (the value
+    /// targets) mean the same. Lower it only for tests.
     pub max_plies: u32,
     /// Playout cap randomization: the probability that a move gets the full search (`mcts.sims`,
-    /// root noise, recorded as a training example). Other moves get `cheap_sims`, no noise, and
-    /// are not recorded. 1.0 turns it off.
+    /// root noise, recorded as a training example). Other moves get `cheap_sims` and no noise
+    /// and are not recorded. The temperature applies to every move of the first
+    /// `mcts.temperature_plies` plies, cheap ones included (as in KataGo). 1.0 turns it off.
     pub full_search_prob: f32,
     /// Simulations of the cheap searches.
     pub cheap_sims: u32,
@@ -54,6 +64,7 @@ impl SelfplayConfig {
     /// The number of worker threads: `workers`, or one per CPU core when it is 0.
     pub fn worker_count(&self) -> usize {
         if self.workers == 0 {
+            // A platform that cannot tell its core count gets one worker.
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
@@ -68,9 +79,9 @@ impl Default for SelfplayConfig {
         SelfplayConfig {
             workers: 0,
             games_per_worker: 128,
-            max_plies: 400,
-            full_search_prob: 1.0,
-            cheap_sims: 32,
+            max_plies: oware_engine::DEFAULT_MAX_PLIES,
+            full_search_prob: 0.25,
+            cheap_sims: 25,
         }
     }
 }
@@ -88,7 +99,7 @@ pub struct ReplayConfig {
 impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
-            capacity: 200_000,
+            capacity: 150_000,
             min_samples: 4_000,
         }
     }
@@ -101,7 +112,7 @@ pub enum LrDecay {
     /// `lr` throughout (after warm-up).
     Constant,
     /// Cosine from `lr` down to `lr * lr_final_fraction` at the end of the run (`max_steps` or
-    /// `minutes`, whichever comes first).
+    /// `minutes`, whichever comes first; those that are set).
     #[default]
     Cosine,
 }
@@ -112,7 +123,8 @@ pub enum LrDecay {
 pub struct ScheduleConfig {
     /// Wall-clock limit of the run in minutes (summed over resumes); 0 means none.
     pub minutes: f64,
-    /// Learner steps to run; the run stops at whichever limit comes first.
+    /// Learner steps to run; 0 means no step limit. The run stops at whichever limit comes
+    /// first; at least one of `minutes` and `max_steps` must be set.
     pub max_steps: u64,
     /// Positions per learner step.
     pub batch_size: usize,
@@ -141,15 +153,15 @@ impl Default for ScheduleConfig {
     fn default() -> Self {
         ScheduleConfig {
             minutes: 60.0,
-            max_steps: 20_000,
+            max_steps: 0,
             batch_size: 256,
             lr: 2e-3,
-            lr_warmup_steps: 100,
+            lr_warmup_steps: 200,
             lr_decay: LrDecay::Cosine,
-            lr_final_fraction: 0.1,
-            samples_per_position: 4.0,
-            sync_every_steps: 50,
-            checkpoint_every_steps: 500,
+            lr_final_fraction: 0.05,
+            samples_per_position: 6.0,
+            sync_every_steps: 25,
+            checkpoint_every_steps: 1000,
             keep_checkpoints: 5,
             seed: 1,
         }
@@ -157,10 +169,18 @@ impl Default for ScheduleConfig {
 }
 
 impl ScheduleConfig {
-    /// The run's progress in [0, 1]: the larger of the step fraction and (with a time limit)
-    /// the time fraction, so the schedule ends when the run does.
+    /// The step limit, `None` when `max_steps` is 0.
+    pub fn step_limit(&self) -> Option<u64> {
+        (self.max_steps > 0).then_some(self.max_steps)
+    }
+
+    /// The run's progress in [0, 1]: the larger of the step fraction (with a step limit) and the
+    /// time fraction (with a time limit), so the schedule ends when the run does.
     pub fn progress(&self, step: u64, elapsed_secs: f64) -> f64 {
-        let by_steps = step as f64 / self.max_steps as f64;
+        let by_steps = match self.step_limit() {
+            Some(limit) => step as f64 / limit as f64,
+            None => 0.0,
+        };
         let by_time = if self.minutes > 0.0 {
             elapsed_secs / (self.minutes * 60.0)
         } else {
@@ -206,11 +226,11 @@ pub struct EvalConfig {
 impl Default for EvalConfig {
     fn default() -> Self {
         EvalConfig {
-            every_steps: 1000,
-            games: 40,
+            every_steps: 2500,
+            games: 20,
             sims: 100,
             opponents: vec!["alphabeta:depth=2".into(), "alphabeta:depth=4".into()],
-            vs_previous: true,
+            vs_previous: false,
             opening_plies: 2,
         }
     }
@@ -230,7 +250,7 @@ impl Default for LogConfig {
     fn default() -> Self {
         LogConfig {
             tensorboard: true,
-            every_steps: 10,
+            every_steps: 25,
         }
     }
 }
@@ -246,6 +266,7 @@ fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()
 impl TrainConfig {
     /// Checks every range; the error names the key.
     pub fn validate(&self) -> anyhow::Result<()> {
+        use oware_engine::limits::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
         self.model
             .validate()
             .map_err(|e| anyhow::anyhow!("model.{e}"))?;
@@ -254,17 +275,27 @@ impl TrainConfig {
             .validate()
             .map_err(|e| anyhow::anyhow!("optimizer.{e}"))?;
         let s = &self.selfplay;
-        check(s.workers <= 1024, "selfplay.workers", || {
-            format!("{} is more than 1024", s.workers)
-        })?;
+        check(
+            s.workers <= MAX_THREADS as usize,
+            "selfplay.workers",
+            || format!("{} is more than {MAX_THREADS}", s.workers),
+        )?;
         check(
             (1..=65_536).contains(&s.games_per_worker),
             "selfplay.games_per_worker",
             || format!("{} is outside 1..=65536", s.games_per_worker),
         )?;
-        check(s.max_plies >= 1, "selfplay.max_plies", || {
-            "must be at least 1".into()
-        })?;
+        check(
+            (1..=oware_engine::DEFAULT_MAX_PLIES).contains(&s.max_plies),
+            "selfplay.max_plies",
+            || {
+                format!(
+                    "{} is outside 1..={} (the rules' ply limit)",
+                    s.max_plies,
+                    oware_engine::DEFAULT_MAX_PLIES
+                )
+            },
+        )?;
         check(
             (0.0..=1.0).contains(&s.full_search_prob),
             "selfplay.full_search_prob",
@@ -275,9 +306,23 @@ impl TrainConfig {
             "selfplay.full_search_prob",
             || "must be > 0, or no move is ever recorded".into(),
         )?;
-        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
-            "must be at least 1".into()
-        })?;
+        check(
+            (1..=MAX_SIMS).contains(&s.cheap_sims),
+            "selfplay.cheap_sims",
+            || format!("{} is outside 1..={MAX_SIMS}", s.cheap_sims),
+        )?;
+        let in_flight = s.games_per_worker as u64 * self.mcts.sims.max(s.cheap_sims) as u64;
+        check(
+            in_flight <= MAX_SIMS_PER_WORKER,
+            "selfplay.games_per_worker",
+            || {
+                format!(
+                    "{} games x {} simulations = {in_flight} in flight per worker, more than {MAX_SIMS_PER_WORKER}",
+                    s.games_per_worker,
+                    self.mcts.sims.max(s.cheap_sims)
+                )
+            },
+        )?;
         let r = &self.replay;
         check(r.capacity >= 1, "replay.capacity", || {
             "must be at least 1".into()
@@ -291,9 +336,11 @@ impl TrainConfig {
             "schedule.minutes",
             || format!("{} must be >= 0", c.minutes),
         )?;
-        check(c.max_steps >= 1, "schedule.max_steps", || {
-            "must be at least 1".into()
-        })?;
+        check(
+            c.max_steps >= 1 || c.minutes > 0.0,
+            "schedule.max_steps",
+            || "is 0 (no step limit) and schedule.minutes is 0 (no time limit): set one".into(),
+        )?;
         check(
             (1..=65_536).contains(&c.batch_size),
             "schedule.batch_size",
@@ -324,10 +371,14 @@ impl TrainConfig {
             "must be at least 1".into()
         })?;
         let e = &self.eval;
-        check(e.every_steps == 0 || e.games >= 1, "eval.games", || {
-            "must be at least 1".into()
+        check(
+            e.every_steps == 0 || (1..=MAX_GAMES).contains(&e.games),
+            "eval.games",
+            || format!("{} is outside 1..={MAX_GAMES}", e.games),
+        )?;
+        check((1..=MAX_SIMS).contains(&e.sims), "eval.sims", || {
+            format!("{} is outside 1..={MAX_SIMS}", e.sims)
         })?;
-        check(e.sims >= 1, "eval.sims", || "must be at least 1".into())?;
         check(e.opening_plies <= 20, "eval.opening_plies", || {
             format!("{} is more than 20", e.opening_plies)
         })?;
@@ -341,14 +392,8 @@ impl TrainConfig {
         Ok(())
     }
 
-    /// The built-in defaults: `configs/default.toml`, compiled in.
-    pub fn builtin() -> TrainConfig {
-        let config: Result<TrainConfig, _> = toml::from_str(DEFAULT_TOML);
-        config.unwrap_or_default()
-    }
-
-    /// Reads a config file (keys it leaves out take their values from `configs/default.toml`),
-    /// applies `--set` overrides, validates.
+    /// Reads a config file (keys it leaves out take their default values, the ones
+    /// `configs/default.toml` states), applies `--set` overrides, validates.
     pub fn load(path: Option<&Path>, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let (text, origin) = match path {
             Some(p) => (
@@ -361,18 +406,9 @@ impl TrainConfig {
         Self::from_toml_str(&text, sets).with_context(|| format!("in {origin}"))
     }
 
-    /// Parses TOML text over the built-in defaults, applies overrides and validates.
+    /// Parses TOML text (missing keys take their defaults), applies overrides and validates.
     pub fn from_toml_str(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let user: toml::Table = toml::from_str(text)?;
-        let mut value: toml::Table = toml::from_str(DEFAULT_TOML)?;
-        for (section, table) in user {
-            match (value.get_mut(&section), table) {
-                (Some(toml::Value::Table(base)), toml::Value::Table(over)) => base.extend(over),
-                (_, other) => {
-                    value.insert(section, other);
-                }
-            }
-        }
+        let mut value: toml::Table = toml::from_str(text)?;
         let defaults = toml::Table::try_from(TrainConfig::default())?;
         for set in sets {
             apply_set(&mut value, &defaults, set)?;
@@ -416,6 +452,8 @@ fn apply_set(table: &mut toml::Table, defaults: &toml::Table, set: &str) -> anyh
         );
     }
     let raw = raw.trim();
+    // Not valid TOML (e.g. `gumbel` without quotes): the value is the plain string, on purpose;
+    // the deserializer then names the key if a string does not fit it.
     let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
@@ -435,8 +473,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_file_is_complete_and_valid() {
-        // Every key of every section is spelled out in configs/default.toml.
+    fn the_default_file_states_exactly_the_defaults() {
+        // Every key of every section is spelled out in configs/default.toml ...
         let file: toml::Table = toml::from_str(DEFAULT_TOML).expect("parses");
         let all = toml::Table::try_from(TrainConfig::default()).expect("serializes");
         for (section, keys) in &all {
@@ -452,14 +490,20 @@ mod tests {
                 );
             }
         }
+        // ... with exactly the values of the Default impls, the one source of the defaults.
         let c: TrainConfig = toml::from_str(DEFAULT_TOML).expect("valid");
+        assert_eq!(c, TrainConfig::default(), "configs/default.toml differs");
         c.validate().expect("valid");
-        assert_eq!(TrainConfig::builtin(), c);
         assert_eq!(TrainConfig::from_toml_str("", &[]).expect("empty file"), c);
+        assert_eq!(
+            TrainConfig::from_toml_str(DEFAULT_TOML, &[]).expect("file"),
+            c
+        );
     }
 
     #[test]
-    fn every_shipped_config_is_valid() {
+    fn shipped_configs_state_only_what_they_change() {
+        let defaults = toml::Table::try_from(TrainConfig::default()).expect("serializes");
         for (name, text) in [
             ("quick", include_str!("../../configs/quick.toml")),
             ("tiny", include_str!("../../configs/tiny.toml")),
@@ -467,16 +511,60 @@ mod tests {
         ] {
             TrainConfig::from_toml_str(text, &[])
                 .unwrap_or_else(|e| panic!("configs/{name}.toml: {e:#}"));
+            let file: toml::Table = toml::from_str(text).expect("parses");
+            for (section, keys) in &file {
+                let keys = keys.as_table().expect("section");
+                for (key, value) in keys {
+                    let default = &defaults[section.as_str()][key.as_str()];
+                    assert_ne!(
+                        value, default,
+                        "configs/{name}.toml repeats the default {section}.{key} = {value}"
+                    );
+                }
+            }
+            // Every key is commented: each line that sets one has a `#` after the value.
+            for line in text.lines() {
+                let line = line.trim();
+                if line.contains('=') && !line.starts_with('#') {
+                    assert!(
+                        line.contains('#'),
+                        "configs/{name}.toml: no comment on '{line}'"
+                    );
+                }
+            }
         }
     }
 
     #[test]
     fn defaults_validate_and_round_trip() {
-        let c = TrainConfig::builtin();
+        let c = TrainConfig::default();
         c.validate().expect("defaults are valid");
         let text = c.to_toml().expect("toml");
         let back = TrainConfig::from_toml_str(&text, &[]).expect("parses");
         assert_eq!(back, c);
+    }
+
+    #[test]
+    fn step_and_time_limits() {
+        let c = TrainConfig::default();
+        assert_eq!(
+            c.schedule.step_limit(),
+            None,
+            "the default run is time-limited"
+        );
+        assert!((c.schedule.progress(1_000_000, 1800.0) - 0.5).abs() < 1e-9);
+        let err = TrainConfig::from_toml_str("", &["schedule.minutes=0".into()])
+            .expect_err("no limit at all");
+        assert!(format!("{err:#}").contains("schedule.max_steps"), "{err:#}");
+        let c = TrainConfig::from_toml_str(
+            "",
+            &["schedule.minutes=0".into(), "schedule.max_steps=100".into()],
+        )
+        .expect("a step limit");
+        assert_eq!(c.schedule.step_limit(), Some(100));
+        let err = TrainConfig::from_toml_str("", &["selfplay.max_plies=1001".into()])
+            .expect_err("beyond the rules");
+        assert!(format!("{err:#}").contains("selfplay.max_plies"), "{err:#}");
     }
 
     #[test]
@@ -517,6 +605,7 @@ mod tests {
             lr_warmup_steps: 10,
             max_steps: 110,
             minutes: 10.0,
+            lr_final_fraction: 0.1,
             ..Default::default()
         };
         assert!((s.lr_at(0, 0.0) - 0.1).abs() < 1e-9);

@@ -5,18 +5,22 @@ use crate::config::EvalConfig;
 use oware_engine::arena::{MatchOptions, MatchSummary, play_match};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
-use oware_model::DeviceKind;
+use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::{PlayerBuilder, load_network};
 use serde_json::json;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What an evaluation needs to know.
 pub struct EvalContext<'a> {
     /// The `[eval]` section.
     pub config: &'a EvalConfig,
-    /// The checkpoint under test.
+    /// The network under test (the learner's current weights).
+    pub network: Arc<NetEvaluator>,
+    /// The checkpoint these weights are saved as (after the evaluation, so that its
+    /// `meta.json` holds it): the network player's name in `eval.jsonl`.
     pub checkpoint: &'a Path,
-    /// The previous evaluated checkpoint, if any.
+    /// The previous evaluated checkpoint, if any (it must exist).
     pub previous: Option<&'a Path>,
     /// The learner step of `checkpoint`.
     pub step: u64,
@@ -123,15 +127,15 @@ fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
     })
 }
 
-/// Plays every evaluation match; `note` receives one line of progress per match.
+/// Plays every evaluation match; `on_match` receives each match's line and a line of progress
+/// as soon as the match is over (an error from it stops the evaluation).
 pub fn run_evaluation(
     ctx: &EvalContext<'_>,
-    note: &mut dyn FnMut(&str),
+    on_match: &mut dyn FnMut(&EvalLine, &str) -> anyhow::Result<()>,
 ) -> anyhow::Result<Vec<EvalLine>> {
     let cfg = ctx.config;
     let me_spec = network_spec(ctx.checkpoint, cfg.sims);
-    let me =
-        PlayerBuilder::with_network(me_spec.clone(), load_network(ctx.checkpoint, ctx.device)?);
+    let me = PlayerBuilder::with_network(me_spec.clone(), Arc::clone(&ctx.network));
     let mut opponents: Vec<(String, bool, PlayerBuilder)> = Vec::new();
     for spec in &cfg.opponents {
         opponents.push((
@@ -140,15 +144,13 @@ pub fn run_evaluation(
             PlayerBuilder::from_str(spec, ctx.device)?,
         ));
     }
-    if let Some(prev) = ctx
-        .previous
-        .filter(|p| cfg.vs_previous && p.join("meta.json").is_file())
-    {
+    if let Some(prev) = ctx.previous.filter(|_| cfg.vs_previous) {
         let spec = network_spec(prev, cfg.sims);
         let builder = PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
         opponents.push((spec.to_string(), true, builder));
     }
 
+    // A platform that cannot tell its core count plays one game at a time.
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -178,7 +180,7 @@ pub fn run_evaluation(
             elo: t.elo(),
             elo_ci95: t.elo_ci95(),
         };
-        note(&format!(
+        let note = format!(
             "eval step {}: vs {}: {}-{}-{} ({:.1}%), Elo {:+.0} [{:+.0}, {:+.0}]",
             ctx.step,
             if *vs_previous { "previous" } else { name },
@@ -189,7 +191,8 @@ pub fn run_evaluation(
             t.elo(),
             line.elo_ci95.0,
             line.elo_ci95.1
-        ));
+        );
+        on_match(&line, &note)?;
         lines.push(line);
     }
     Ok(lines)

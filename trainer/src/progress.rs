@@ -35,7 +35,8 @@ impl Progress {
     pub fn new(quiet: bool, config: &TrainConfig, start_step: u64) -> Progress {
         Progress {
             live: !quiet && std::io::stderr().is_terminal(),
-            max_steps: config.schedule.max_steps,
+            // No step limit: the time limit alone sets the ETA.
+            max_steps: config.schedule.step_limit().unwrap_or(u64::MAX),
             minutes: config.schedule.minutes,
             start_step,
             started: Instant::now(),

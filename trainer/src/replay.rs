@@ -1,12 +1,10 @@
 //! The replay buffer: the most recent training samples from self-play, sampled uniformly by the
 //! learner, and saved with each checkpoint so that a resumed run continues where it stopped.
 
-use crate::rundir::write_atomic;
-use anyhow::Context;
 use oware_engine::{Position, Side};
+use oware_model::checksum;
 use rand::Rng;
 use std::collections::VecDeque;
-use std::path::Path;
 
 /// One training example: a position and the targets learned from its game, all from the point
 /// of view of the side to move there.
@@ -75,16 +73,30 @@ impl ReplayBuffer {
         }
     }
 
-    /// `n` samples drawn uniformly with replacement. The buffer must not be empty.
+    /// `n` samples drawn uniformly with replacement (none from an empty buffer).
     pub fn sample<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<Sample> {
+        if self.samples.is_empty() {
+            return Vec::new();
+        }
         (0..n)
-            .filter_map(|_| self.samples.get(rng.random_range(0..self.samples.len())))
-            .copied()
+            .map(|_| self.samples[rng.random_range(0..self.samples.len())])
             .collect()
     }
 
-    /// Writes the buffer to `path` atomically, with a checksum.
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    /// Changes the capacity, keeping the most recent samples that fit (in their order).
+    pub fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity.max(1);
+        let excess = self.samples.len().saturating_sub(self.capacity);
+        self.samples.drain(..excess);
+    }
+
+    /// The samples, oldest first.
+    pub fn samples(&self) -> impl Iterator<Item = &Sample> {
+        self.samples.iter()
+    }
+
+    /// The buffer as the bytes of a `replay.bin` file, ending in its checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(32 + self.samples.len() * SAMPLE_BYTES);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&(self.capacity as u64).to_le_bytes());
@@ -100,22 +112,22 @@ impl ReplayBuffer {
             bytes.extend_from_slice(&s.value.to_le_bytes());
             bytes.extend_from_slice(&s.margin.to_le_bytes());
         }
-        let sum = fnv1a(&bytes);
+        let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
-        Ok(write_atomic(path, &bytes)?)
+        bytes
     }
 
-    /// Reads a buffer written by [`ReplayBuffer::save`]; a damaged file is an error naming it.
-    pub fn load(path: &Path) -> anyhow::Result<ReplayBuffer> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let bad = |why: &str| anyhow::anyhow!("{} is damaged: {why}", path.display());
+    /// Reads the bytes written by [`ReplayBuffer::to_bytes`]. A damaged buffer is an error
+    /// saying what is wrong (the caller names the file).
+    pub fn from_bytes(bytes: &[u8]) -> Result<ReplayBuffer, String> {
+        let bad = |why: &str| format!("damaged replay buffer: {why}");
         if bytes.len() < MAGIC.len() + 32 || &bytes[..8] != MAGIC {
             return Err(bad("not a replay buffer file"));
         }
         let (body, tail) = bytes.split_at(bytes.len() - 8);
         let mut sum = [0u8; 8];
         sum.copy_from_slice(tail);
-        if fnv1a(body) != u64::from_le_bytes(sum) {
+        if checksum(body) != u64::from_le_bytes(sum) {
             return Err(bad("checksum mismatch"));
         }
         let word = |at: usize| {
@@ -123,12 +135,15 @@ impl ReplayBuffer {
             w.copy_from_slice(&body[at..at + 8]);
             u64::from_le_bytes(w)
         };
-        let capacity = word(8) as usize;
+        let capacity = usize::try_from(word(8)).map_err(|_| bad("capacity out of range"))?;
         let total_added = word(16);
-        let count = word(24) as usize;
+        let count = usize::try_from(word(24)).map_err(|_| bad("count out of range"))?;
         let data = &body[32..];
         if data.len() != count.saturating_mul(SAMPLE_BYTES) || count > capacity {
             return Err(bad("wrong length"));
+        }
+        if (count as u64) > total_added {
+            return Err(bad("holds more samples than were ever added"));
         }
         let mut buf = ReplayBuffer::new(capacity);
         buf.total_added = total_added;
@@ -140,8 +155,8 @@ impl ReplayBuffer {
                 1 => Side::North,
                 _ => return Err(bad("bad side to move")),
             };
-            let position =
-                Position::from_parts(board, [chunk[12], chunk[13]], side).map_err(|e| bad(&e))?;
+            let position = Position::from_parts(board, [chunk[12], chunk[13]], side)
+                .map_err(|e| bad(&e.to_string()))?;
             let f = |at: usize| {
                 f32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
             };
@@ -149,25 +164,19 @@ impl ReplayBuffer {
             for (i, p) in policy.iter_mut().enumerate() {
                 *p = f(15 + 4 * i);
             }
+            let (value, margin) = (f(39), f(43));
+            if !(policy.iter().all(|p| p.is_finite()) && value.is_finite() && margin.is_finite()) {
+                return Err(bad("a target is not a finite number"));
+            }
             buf.samples.push_back(Sample {
                 position,
                 policy,
-                value: f(39),
-                margin: f(43),
+                value,
+                margin,
             });
         }
         Ok(buf)
     }
-}
-
-/// FNV-1a, 64-bit: a checksum that catches truncation and flipped bytes.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 #[cfg(test)]
@@ -195,18 +204,51 @@ mod tests {
         assert_eq!(buf.total_added(), 6);
         let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
         assert_eq!(buf.sample(10, &mut rng).len(), 10);
-        let path = std::env::temp_dir().join(format!("oware-replay-{}.bin", std::process::id()));
-        buf.save(&path).expect("save");
-        let back = ReplayBuffer::load(&path).expect("load");
+        assert!(ReplayBuffer::new(3).sample(5, &mut rng).is_empty());
+        let mut bytes = buf.to_bytes();
+        let back = ReplayBuffer::from_bytes(&bytes).expect("load");
         assert_eq!(back.samples, buf.samples);
         assert_eq!(back.total_added(), 6);
-        let mut bytes = std::fs::read(&path).expect("read");
         bytes[40] ^= 1;
-        std::fs::write(&path, &bytes).expect("write");
-        let err = ReplayBuffer::load(&path).expect_err("damaged");
-        assert!(err.to_string().contains("damaged"), "{err}");
-        std::fs::write(&path, &bytes[..20]).expect("write");
-        assert!(ReplayBuffer::load(&path).is_err());
-        std::fs::remove_file(&path).ok();
+        let err = ReplayBuffer::from_bytes(&bytes).expect_err("damaged");
+        assert!(err.contains("damaged"), "{err}");
+        assert!(ReplayBuffer::from_bytes(&bytes[..20]).is_err());
+    }
+
+    #[test]
+    fn a_smaller_capacity_keeps_the_most_recent_samples() {
+        let mut buf = ReplayBuffer::new(10);
+        buf.extend((0..8).map(sample));
+        let newest: Vec<Sample> = buf.samples().skip(5).copied().collect();
+        buf.set_capacity(3);
+        assert_eq!(buf.capacity(), 3);
+        assert_eq!(buf.samples().copied().collect::<Vec<_>>(), newest);
+        assert_eq!(
+            buf.total_added(),
+            8,
+            "the count of samples ever added stays"
+        );
+        buf.set_capacity(100);
+        assert_eq!(buf.len(), 3, "a larger capacity keeps everything");
+        buf.extend((8..10).map(sample));
+        assert_eq!(buf.len(), 5);
+    }
+
+    #[test]
+    fn the_file_format_is_unchanged() {
+        // A buffer written by the earlier format (and checksum function) still loads: the
+        // checksum of a known body is the FNV-1a 64 value earlier builds wrote.
+        let mut buf = ReplayBuffer::new(2);
+        buf.extend([sample(0)]);
+        let bytes = buf.to_bytes();
+        assert_eq!(&bytes[..8], MAGIC);
+        assert_eq!(bytes.len(), 32 + SAMPLE_BYTES + 8);
+        let (body, tail) = bytes.split_at(bytes.len() - 8);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in body {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        assert_eq!(tail, h.to_le_bytes());
     }
 }

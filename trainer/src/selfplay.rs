@@ -1,17 +1,21 @@
 //! Self-play workers: each runs the batched MCTS driver over many games in flight with the
 //! current network weights, and sends every finished game (with its training samples) to the
-//! learner over a channel.
+//! learner over a channel. [`with_workers`] runs them on a thread pool beside the caller's own
+//! loop (the learner of `oware train`, the record writer of `oware selfplay`) and reports the
+//! first worker that fails.
 
 use crate::config::{SelfplayConfig, TrainConfig};
 use crate::replay::Sample;
+use anyhow::Context;
 use oware_engine::mcts::{BatchedSearch, MctsConfig, SlotParams};
-use oware_engine::{Evaluation, Evaluator, Game, GameResult, Move, Position, Side};
+use oware_engine::{EvalError, Evaluation, Evaluator, Game, GameResult, Move, Position, Side};
 use oware_model::NetEvaluator;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
-use std::sync::{Arc, RwLock};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 /// A finished self-play game.
@@ -25,15 +29,16 @@ pub struct GameRecord {
     pub samples: Vec<Sample>,
 }
 
-/// The weights self-play uses, swapped by the learner without stopping the workers.
-pub struct SharedWeights {
-    current: RwLock<Arc<NetEvaluator>>,
+/// The weights self-play uses, swapped by the learner without stopping the workers. Generic
+/// over the evaluator (the network; anything else in tests of the worker loop).
+pub struct SharedWeights<E = NetEvaluator> {
+    current: RwLock<Arc<E>>,
     version: AtomicU64,
 }
 
-impl SharedWeights {
+impl<E> SharedWeights<E> {
     /// Starts with `evaluator` as version 0.
-    pub fn new(evaluator: NetEvaluator) -> SharedWeights {
+    pub fn new(evaluator: E) -> SharedWeights<E> {
         SharedWeights {
             current: RwLock::new(Arc::new(evaluator)),
             version: AtomicU64::new(0),
@@ -41,7 +46,8 @@ impl SharedWeights {
     }
 
     /// The current weights and their version.
-    pub fn get(&self) -> (Arc<NetEvaluator>, u64) {
+    pub fn get(&self) -> (Arc<E>, u64) {
+        // A poisoned lock (a thread panicked holding it) still holds a whole `Arc`: use it.
         let guard = self
             .current
             .read()
@@ -50,7 +56,8 @@ impl SharedWeights {
     }
 
     /// Publishes new weights.
-    pub fn set(&self, evaluator: NetEvaluator) {
+    pub fn set(&self, evaluator: E) {
+        // As in `get`: the slot holds a whole `Arc` even after a panic elsewhere.
         let mut guard = self
             .current
             .write()
@@ -87,12 +94,12 @@ struct Counting<'a, E: ?Sized> {
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for Counting<'_, E> {
-    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
+    fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
         self.stats
             .evals
             .fetch_add(positions.len() as u64, Ordering::Relaxed);
-        self.inner.evaluate(positions, out);
+        self.inner.evaluate(positions, out)
     }
 }
 
@@ -142,11 +149,29 @@ fn finish(game: &Game, pending: &mut Vec<PendingSample>) -> Option<GameRecord> {
     })
 }
 
+/// How one move of a self-play game is searched under playout cap randomization: a full
+/// search (`mcts.sims`, root noise, recorded as a training example) with probability
+/// `full_search_prob`, else a cheap one (`cheap_sims`, no noise, not recorded). The
+/// temperature applies to both: "record this move" and "explore on this move" are separate
+/// decisions, as in KataGo.
+fn move_params<R: Rng + ?Sized>(sp: &SelfplayConfig, mcts: &MctsConfig, rng: &mut R) -> SlotParams {
+    let full = sp.full_search_prob >= 1.0 || rng.random::<f32>() < sp.full_search_prob;
+    SlotParams {
+        sims: if full { mcts.sims } else { sp.cheap_sims },
+        noise: full,
+        temperature: true,
+    }
+}
+
 /// Runs one self-play worker until stopped (or until its share of a game budget is played),
 /// sending finished games to `tx`. Returns when `tx`'s receiver is gone too.
-pub fn run_worker(
+///
+/// # Errors
+/// The evaluator's error (e.g. a network whose outputs are not finite) or an illegal move from
+/// the search; the worker stops at the first one.
+pub fn run_worker<E: Evaluator + Send + Sync>(
     config: &TrainConfig,
-    weights: &SharedWeights,
+    weights: &SharedWeights<E>,
     stats: &SelfplayStats,
     control: &WorkerControl<'_>,
     tx: &Sender<GameRecord>,
@@ -165,7 +190,7 @@ pub fn run_worker(
             *on = true;
         } else {
             // An idle slot holds a finished game, which the driver skips.
-            driver.reset(slot, finished_game());
+            driver.reset(slot, finished_game()?);
         }
     }
     let mut full = vec![true; slots];
@@ -175,18 +200,8 @@ pub fn run_worker(
             continue;
         }
         for (slot, full_search) in full.iter_mut().enumerate() {
-            *full_search = sp.full_search_prob >= 1.0 || rng.random::<f32>() < sp.full_search_prob;
-            let params = if *full_search {
-                SlotParams {
-                    sims: mcts.sims,
-                    explore: true,
-                }
-            } else {
-                SlotParams {
-                    sims: sp.cheap_sims,
-                    explore: false,
-                }
-            };
+            let params = move_params(sp, &mcts, &mut rng);
+            *full_search = params.noise;
             driver.set_params(slot, params);
         }
         let (evaluator, _) = weights.get();
@@ -194,7 +209,9 @@ pub fn run_worker(
             inner: evaluator.as_ref(),
             stats,
         };
-        let results = driver.search(&counting, &mut rng);
+        let results = driver
+            .search(&counting, &mut rng)
+            .context("evaluating self-play positions")?;
         for (slot, result) in results.into_iter().enumerate() {
             let Some(r) = result else { continue };
             if !active[slot] {
@@ -231,19 +248,242 @@ pub fn run_worker(
 }
 
 /// A game that is already over (South has captured 25), used to park idle slots.
-fn finished_game() -> Game {
+fn finished_game() -> anyhow::Result<Game> {
     let mut board = [0u8; 12];
     board[0] = 23;
-    let position = Position::from_parts(board, [25, 0], Side::South).unwrap_or_default();
-    Game::from_position(position, 1)
+    let position = Position::from_parts(board, [25, 0], Side::South)
+        .map_err(|e| anyhow::anyhow!("building a finished game: {e}"))?;
+    Ok(Game::from_position(position, 1))
+}
+
+/// The first failure among a pool's self-play workers.
+#[derive(Default)]
+pub struct WorkerFailure {
+    failed: AtomicBool,
+    error: Mutex<Option<anyhow::Error>>,
+}
+
+impl WorkerFailure {
+    /// Keeps `error` if it is the first.
+    fn record(&self, error: anyhow::Error) {
+        // A poisoned lock still holds a whole Option: keep recording into it.
+        let mut slot = self
+            .error
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slot.is_none() {
+            *slot = Some(error);
+        }
+        self.failed.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a worker has failed.
+    pub fn is_set(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// Whether the failure says the network's outputs are not finite (a diverged network):
+    /// its weights must not be checkpointed.
+    pub fn is_divergence(&self) -> bool {
+        let slot = self
+            .error
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        slot.as_ref().is_some_and(|e| {
+            e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<EvalError>(),
+                    Some(EvalError::NonFinite { .. })
+                )
+            })
+        })
+    }
+
+    /// The first worker's error, if any.
+    pub fn take(&self) -> Option<anyhow::Error> {
+        self.error
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+}
+
+/// Sets a flag when dropped (the caller's loop ended, by returning or by unwinding).
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}
+
+/// The seed of worker `w` of a pool seeded with `seed`.
+fn worker_seed(seed: u64, w: usize) -> u64 {
+    seed ^ ((w as u64 + 1) << 32)
+}
+
+/// Runs `config.selfplay.worker_count()` self-play workers on a pool of their own threads
+/// (`selfplay-N`) while `main` runs on the calling thread with the receiving end of their
+/// games. A worker that fails (an error or a panic) records its error, as
+/// `self-play worker N failed: ...`, in the [`WorkerFailure`] `main` is given and sets
+/// `control.stop`, which stops the others. When `main` returns, `control.stop` is set and the
+/// workers are joined. Returns `main`'s result and the first worker failure.
+pub fn with_workers<E, T>(
+    config: &TrainConfig,
+    weights: &SharedWeights<E>,
+    stats: &SelfplayStats,
+    control: &WorkerControl<'_>,
+    seed: u64,
+    main: impl FnOnce(&Receiver<GameRecord>, &WorkerFailure) -> T,
+) -> anyhow::Result<(T, Option<anyhow::Error>)>
+where
+    E: Evaluator + Send + Sync,
+{
+    let workers = config.selfplay.worker_count();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("selfplay-{i}"))
+        .build()
+        .context("starting the self-play threads")?;
+    let failure = WorkerFailure::default();
+    let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
+    let result = pool.in_place_scope(|scope| {
+        for w in 0..workers {
+            let tx = tx.clone();
+            let failure = &failure;
+            scope.spawn(move |_| {
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    run_worker(config, weights, stats, control, &tx, worker_seed(seed, w))
+                }));
+                let error = match outcome {
+                    Ok(Ok(())) => return,
+                    Ok(Err(e)) => e,
+                    Err(payload) => anyhow::anyhow!("panicked: {}", panic_message(&*payload)),
+                };
+                failure.record(error.context(format!("self-play worker {w} failed")));
+                control.stop.store(true, Ordering::SeqCst);
+            });
+        }
+        drop(tx);
+        let _stop = SetOnDrop(control.stop);
+        main(&rx, &failure)
+    });
+    Ok((result, failure.take()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oware_engine::UniformEvaluator;
 
     #[test]
     fn parked_slots_are_over() {
-        assert!(finished_game().is_over());
+        assert!(finished_game().expect("a valid position").is_over());
+    }
+
+    /// The uniform evaluator, failing with a non-finite output after `ok_calls` calls: a
+    /// network that diverges while self-play runs.
+    struct Diverges {
+        ok_calls: u64,
+        calls: AtomicU64,
+    }
+
+    impl Evaluator for Diverges {
+        fn evaluate(
+            &self,
+            positions: &[Position],
+            out: &mut [Evaluation],
+        ) -> Result<(), EvalError> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) >= self.ok_calls {
+                return Err(EvalError::NonFinite {
+                    index: 1,
+                    what: "value",
+                });
+            }
+            UniformEvaluator.evaluate(positions, out)
+        }
+    }
+
+    fn tiny() -> TrainConfig {
+        TrainConfig::from_toml_str(include_str!("../../configs/tiny.toml"), &[])
+            .expect("tiny config")
+    }
+
+    #[test]
+    fn a_failing_worker_stops_the_pool_with_its_error() {
+        let mut config = tiny();
+        config.selfplay.workers = 2;
+        let weights = SharedWeights::new(Diverges {
+            ok_calls: 200,
+            calls: AtomicU64::new(0),
+        });
+        let stats = SelfplayStats::default();
+        let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
+        let control = WorkerControl {
+            stop: &stop,
+            pause: &pause,
+            games_left: None,
+        };
+        let ((games, saw_failure), failure) =
+            with_workers(&config, &weights, &stats, &control, 3, |rx, failure| {
+                // Like the learner: take games until a worker fails.
+                let mut games = 0;
+                while !failure.is_set() {
+                    if rx.recv_timeout(Duration::from_millis(50)).is_ok() {
+                        games += 1;
+                    }
+                }
+                (games, failure.is_divergence())
+            })
+            .expect("the pool starts");
+        assert!(saw_failure, "the failure is recognised as a divergence");
+        let msg = format!("{:#}", failure.expect("a worker failed"));
+        assert!(msg.starts_with("self-play worker "), "{msg}");
+        assert!(msg.contains("not a finite number"), "{msg}");
+        assert!(stop.load(Ordering::SeqCst), "the other worker was stopped");
+        assert!(stats.moves.load(Ordering::Relaxed) > 0, "{games} games");
+    }
+
+    #[test]
+    fn a_game_budget_is_played_out_and_every_move_is_sampled_in_the_opening() {
+        let mut config = tiny();
+        config.selfplay.workers = 2;
+        config.selfplay.full_search_prob = 0.25;
+        let weights = SharedWeights::new(UniformEvaluator);
+        let stats = SelfplayStats::default();
+        let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
+        let left = AtomicU64::new(20);
+        let control = WorkerControl {
+            stop: &stop,
+            pause: &pause,
+            games_left: Some(&left),
+        };
+        let (records, failure) = with_workers(&config, &weights, &stats, &control, 9, |rx, _| {
+            rx.iter().collect::<Vec<_>>()
+        })
+        .expect("the pool starts");
+        assert!(failure.is_none());
+        assert_eq!(records.len(), 20);
+        // With a quarter of the moves searched fully, about a quarter are recorded.
+        let plies: usize = records.iter().map(|r| r.moves.len()).sum();
+        let samples: usize = records.iter().map(|r| r.samples.len()).sum();
+        assert!(
+            samples * 8 > plies && samples * 2 < plies,
+            "{samples} of {plies}"
+        );
+        // The temperature applies to cheap searches too: the openings differ.
+        let openings: std::collections::HashSet<_> =
+            records.iter().map(|r| r.moves[..4].to_vec()).collect();
+        assert!(openings.len() >= 15, "{} distinct openings", openings.len());
     }
 }

@@ -19,12 +19,15 @@ pub struct TensorBoard {
 }
 
 fn wall_time() -> f64 {
+    // A clock set before 1970 gives wall time 0: the events keep their steps and stay readable.
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
 }
 
+/// The host name for the event file's name (TensorBoard's convention); only a label, so a
+/// platform without one is named `localhost`.
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
@@ -37,6 +40,8 @@ fn hostname() -> String {
 impl TensorBoard {
     /// Creates a new event file in `dir` (never overwriting an existing one).
     pub fn create(dir: &Path) -> anyhow::Result<TensorBoard> {
+        // Only part of the file name (create_new below keeps names unique), so a clock before
+        // 1970 is 0.
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -166,15 +171,21 @@ pub fn read_scalars(path: &Path) -> anyhow::Result<Vec<ScalarEvent>> {
 
 /// The event files in `dir`, oldest first.
 pub fn event_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("events.out.tfevents."))
-        })
-        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.display()))?
+    {
+        let path = entry
+            .map_err(|e| anyhow::anyhow!("reading {}: {e}", dir.display()))?
+            .path();
+        let is_events = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("events.out.tfevents."));
+        if is_events {
+            files.push(path);
+        }
+    }
     files.sort();
     Ok(files)
 }

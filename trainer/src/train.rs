@@ -1,21 +1,32 @@
-//! `oware train`: the learner loop. Self-play workers run in a rayon pool in the background;
+//! `oware train`: the learner loop. Self-play workers run in a thread pool in the background;
 //! this thread drains their games into the replay buffer, trains, hands new weights to the
 //! workers, logs, evaluates and writes checkpoints. A killed run resumes from `latest`.
+//!
+//! Checkpoints and kills: a step is checkpointed at most once, in a new folder that appears
+//! complete or not at all, and `latest` is moved to it afterwards; a complete checkpoint is never
+//! modified. An evaluation runs *before* the checkpoint of its step (on the learner's weights in
+//! memory), so that checkpoint's `meta.json` holds it; its lines go to `eval.jsonl` as each
+//! match ends. A kill at any moment therefore leaves `latest` naming a complete checkpoint;
+//! evaluation lines of steps after it (a kill between an evaluation and its checkpoint) are
+//! dropped when the run resumes, and that step is evaluated again.
 
 use crate::config::TrainConfig;
-use crate::eval::{EvalContext, run_evaluation};
+use crate::eval::{EvalContext, EvalLine, run_evaluation};
 use crate::progress::Progress;
 use crate::rates::RateWindow;
 use crate::replay::Sample;
-use crate::rundir::RunDir;
-use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, run_worker};
+use crate::rundir::{RunDir, checkpoint_name, write_atomic};
+use crate::selfplay::{
+    GameRecord, SelfplayStats, SharedWeights, WorkerControl, WorkerFailure, with_workers,
+};
 use crate::state::{State, fresh_state, load_state, save_state};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
-use oware_model::{DeviceKind, TrainBatch};
+use oware_model::{CheckpointError, DeviceKind, TrainBatch, TrainError};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -47,6 +58,12 @@ pub fn install_ctrl_c() -> anyhow::Result<()> {
 }
 
 /// Runs `oware train` to its end (time or step limit, or Ctrl-C).
+///
+/// # Errors
+/// Besides bad configs and files: a self-play worker that fails ends the run with that
+/// worker's error, after a final checkpoint; a diverged network (a NaN or infinite loss,
+/// weights or outputs) ends it with a message naming the last good checkpoint, without saving
+/// the diverged weights.
 pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     let run = RunDir::new(&opts.run);
     let config = if opts.resume {
@@ -56,7 +73,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         }
         TrainConfig::load(Some(&path), &opts.sets)?
     } else {
-        if run.latest()?.is_some() {
+        if run.latest()?.is_some() || run.newest_checkpoint()?.is_some() {
             anyhow::bail!(
                 "{} already holds a run; continue it with `oware train --resume {}` or choose another --run",
                 run.root().display(),
@@ -66,87 +83,107 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         TrainConfig::load(opts.config.as_deref(), &opts.sets)?
     };
     run.create()?;
-    crate::rundir::write_atomic(&run.config(), config.to_toml()?.as_bytes())?;
     let device = oware_model::device(opts.device)?;
+    let mut notes: Vec<String> = Vec::new();
+    if opts.resume {
+        // A process killed between writing a checkpoint and moving `latest` to it left a
+        // complete checkpoint that `latest` does not name yet: continue from it.
+        if let Some(name) = run.adopt_newest_checkpoint()? {
+            notes.push(format!(
+                "checkpoints/latest now names {name}, the newest complete checkpoint (the \
+                 stopped process wrote it but did not get to move latest)"
+            ));
+        }
+    }
     let mut state = if opts.resume {
-        load_state(&run, &config, &device)?
+        load_state(&run, &config, &device, &mut |n| notes.push(n.to_string()))?
     } else {
         fresh_state(&config, &device)
     };
+    // Only now is every setting known to run: the resolved config may be written.
+    write_atomic(&run.config(), config.to_toml()?.as_bytes())?;
+    // This process is the run's one writer from here on.
+    run.remove_stale_temporaries()?;
+    if opts.resume {
+        let dropped = run.trim_eval_log(state.meta.step)?;
+        if dropped > 0 {
+            notes.push(format!(
+                "dropped {dropped} line(s) of eval.jsonl after step {} (written before the run \
+                 was stopped, without their checkpoint); that step is evaluated again",
+                state.meta.step
+            ));
+        }
+    }
     state.counters.starts += 1;
     let mut tb = if config.log.tensorboard {
         Some(TensorBoard::create(run.root())?)
     } else {
         None
     };
-    let workers = config.selfplay.worker_count();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("selfplay-{i}"))
-        .build()
-        .context("starting the self-play threads")?;
     let weights = SharedWeights::new(state.learner.evaluator());
     let stats = SelfplayStats::default();
     let stop = AtomicBool::new(false);
     let pause = AtomicBool::new(false);
-    let (tx, rx) = std::sync::mpsc::channel::<GameRecord>();
+    let control = WorkerControl {
+        stop: &stop,
+        pause: &pause,
+        games_left: None,
+    };
     let seed = config
         .schedule
         .seed
         .wrapping_mul(1_000_003)
         .wrapping_add(state.counters.starts);
     let mut progress = Progress::new(opts.quiet, &config, state.meta.step);
+    for note in &notes {
+        progress.note(note);
+    }
     progress.note(&format!(
-        "{} run {} on {} with {workers} self-play workers x {} games; network {} parameters",
+        "{} run {} on {} with {} self-play workers x {} games; network {} parameters",
         if opts.resume { "resuming" } else { "starting" },
         run.root().display(),
         opts.device.name(),
+        config.selfplay.worker_count(),
         config.selfplay.games_per_worker,
         config.model.num_params()
     ));
-    let outcome = pool.in_place_scope(|scope| {
-        for w in 0..workers {
-            let tx = tx.clone();
-            let (config, weights, stats, stop, pause) = (&config, &weights, &stats, &stop, &pause);
-            scope.spawn(move |_| {
-                let control = WorkerControl {
-                    stop,
-                    pause,
-                    games_left: None,
-                };
-                if let Err(e) = run_worker(
-                    config,
-                    weights,
-                    stats,
-                    &control,
-                    &tx,
-                    seed ^ (w as u64 + 1) << 32,
-                ) {
-                    eprintln!("self-play worker {w} failed: {e:#}");
-                    stop.store(true, Ordering::SeqCst);
-                }
-            });
-        }
-        drop(tx);
-        let ctx = LoopContext {
-            config: &config,
-            run: &run,
-            weights: &weights,
-            stats: &stats,
-            pause: &pause,
-            stop: &stop,
-            device: opts.device,
-            base_sims_moves: (state.counters.sims, state.counters.moves),
-        };
-        let result = learner_loop(&ctx, &mut state, &rx, &mut tb, &mut progress, seed);
-        stop.store(true, Ordering::SeqCst);
-        result
-    });
+    let (outcome, failure) =
+        with_workers(&config, &weights, &stats, &control, seed, |rx, failed| {
+            let ctx = LoopContext {
+                config: &config,
+                run: &run,
+                weights: &weights,
+                stats: &stats,
+                pause: &pause,
+                failure: failed,
+                device: opts.device,
+                base_sims_moves: (state.counters.sims, state.counters.moves),
+            };
+            learner_loop(&ctx, &mut state, rx, &mut tb, &mut progress, seed)
+        })?;
     progress.finish();
     if let Some(tb) = tb.as_mut() {
         tb.flush()?;
     }
-    outcome
+    match (outcome?, failure) {
+        (End::WorkerFailed { diverged: true }, Some(e)) => Err(e.context(format!(
+            "training diverged: the network's outputs are not finite; its weights were not \
+             saved, the last good checkpoint is {} (resume from it with a lower schedule.lr)",
+            last_good(&run)
+        ))),
+        (_, Some(e)) => Err(e),
+        (End::WorkersGone, None) => anyhow::bail!("all self-play workers stopped"),
+        _ => Ok(()),
+    }
+}
+
+/// The checkpoint `latest` names, for messages.
+fn last_good(run: &RunDir) -> String {
+    match run.latest() {
+        Ok(Some(dir)) => dir.display().to_string(),
+        Ok(None) => "none (no checkpoint was written)".to_string(),
+        Err(e) => format!("unknown ({e:#})"),
+    }
 }
 
 struct LoopContext<'a> {
@@ -155,10 +192,23 @@ struct LoopContext<'a> {
     weights: &'a SharedWeights,
     stats: &'a SelfplayStats,
     pause: &'a AtomicBool,
-    stop: &'a AtomicBool,
+    failure: &'a WorkerFailure,
     device: DeviceKind,
     /// Simulations and moves counted by earlier processes of this run (before a resume).
     base_sims_moves: (u64, u64),
+}
+
+/// Why the learner loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// The step or time limit was reached.
+    Done,
+    /// Ctrl-C.
+    Interrupted,
+    /// A self-play worker failed; `diverged` when it saw the network output NaN or infinity.
+    WorkerFailed { diverged: bool },
+    /// Every worker stopped without an error (should not happen while the learner runs).
+    WorkersGone,
 }
 
 fn log(tb: &mut Option<TensorBoard>, tag: &str, value: f64, step: u64) -> anyhow::Result<()> {
@@ -168,6 +218,31 @@ fn log(tb: &mut Option<TensorBoard>, tag: &str, value: f64, step: u64) -> anyhow
     }
 }
 
+/// Why the run must stop now, if it must.
+fn stop_reason(ctx: &LoopContext<'_>, step: u64, elapsed_secs: f64) -> Option<End> {
+    let sched = &ctx.config.schedule;
+    if ctx.failure.is_set() {
+        return Some(End::WorkerFailed {
+            diverged: ctx.failure.is_divergence(),
+        });
+    }
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        return Some(End::Interrupted);
+    }
+    let steps_done = sched.step_limit().is_some_and(|limit| step >= limit);
+    let time_up = sched.minutes > 0.0 && elapsed_secs >= sched.minutes * 60.0;
+    (steps_done || time_up).then_some(End::Done)
+}
+
+/// The error of a diverged run: nothing of it is saved.
+fn diverged(ctx: &LoopContext<'_>, step: u64, what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "training diverged at step {step}: {what}; the diverged weights were not saved, the last \
+         good checkpoint is {} (resume from it with a lower schedule.lr)",
+        last_good(ctx.run)
+    )
+}
+
 fn learner_loop(
     ctx: &LoopContext<'_>,
     state: &mut State,
@@ -175,7 +250,7 @@ fn learner_loop(
     tb: &mut Option<TensorBoard>,
     progress: &mut Progress,
     seed: u64,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<End> {
     let config = ctx.config;
     let sched = &config.schedule;
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
@@ -186,22 +261,15 @@ fn learner_loop(
     let mut game_plies: Vec<u32> = Vec::new();
     let mut last_checkpoint_step = state.meta.step;
     let mut last_eval_step = state.meta.step;
-    loop {
+    let end = loop {
         // Drain finished games.
         let mut got_any = false;
         while let Ok(record) = rx.try_recv() {
             got_any = true;
             ingest(state, record, &mut game_plies);
         }
-        let step = state.meta.step;
-        let time_up = sched.minutes > 0.0 && elapsed() >= sched.minutes * 60.0;
-        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-        let failed = ctx.stop.load(Ordering::SeqCst);
-        if step >= sched.max_steps || time_up || interrupted || failed {
-            if failed && !interrupted {
-                anyhow::bail!("self-play stopped unexpectedly");
-            }
-            break;
+        if let Some(end) = stop_reason(ctx, state.meta.step, elapsed()) {
+            break end;
         }
         let allowed = (state.counters.new_samples as f64 * sched.samples_per_position) as u64;
         let can_train = state.replay.len() >= config.replay.min_samples.max(1)
@@ -211,9 +279,9 @@ fn learner_loop(
                 match rx.recv_timeout(Duration::from_millis(200)) {
                     Ok(record) => ingest(state, record, &mut game_plies),
                     Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => {
-                        anyhow::bail!("all self-play workers stopped")
-                    }
+                    // A failed worker is seen at the top of the loop.
+                    Err(RecvTimeoutError::Disconnected) if ctx.failure.is_set() => {}
+                    Err(RecvTimeoutError::Disconnected) => break End::WorkersGone,
                 }
             }
             progress.waiting(
@@ -223,10 +291,24 @@ fn learner_loop(
             );
             continue;
         }
+        let step = state.meta.step;
         let samples = state.replay.sample(sched.batch_size, &mut rng);
         let batch = to_batch(&samples);
         let lr = sched.lr_at(step, sched.progress(step, elapsed()));
-        let losses = state.learner.step(&batch, lr)?;
+        let losses = match state.learner.step(&batch, lr) {
+            Ok(losses) => losses,
+            Err(TrainError::NonFiniteLoss(l)) => {
+                return Err(diverged(
+                    ctx,
+                    step + 1,
+                    &format!(
+                        "the loss is not finite (total {}, policy {}, value {}, margin {})",
+                        l.total, l.policy, l.value, l.margin
+                    ),
+                ));
+            }
+            Err(e) => return Err(e).context(format!("learner step {}", step + 1)),
+        };
         state.meta.step += 1;
         state.counters.trained_samples += batch.positions.len() as u64;
         let step = state.meta.step;
@@ -263,42 +345,81 @@ fn learner_loop(
             }
             progress.step(step, &losses, &rates, elapsed(), state.meta.games);
         }
-        if config.eval.every_steps > 0 && step.is_multiple_of(config.eval.every_steps) {
-            // Evaluation needs a checkpoint to name; write one first.
-            state.counters.elapsed_secs = elapsed();
-            let dir = checkpoint(ctx, state)?;
-            last_checkpoint_step = step;
-            last_eval_step = step;
-            evaluate(ctx, state, &dir, tb, progress)?;
-        } else if step - last_checkpoint_step >= sched.checkpoint_every_steps {
-            state.counters.elapsed_secs = elapsed();
-            checkpoint(ctx, state)?;
-            last_checkpoint_step = step;
-        }
         if let Some(tb) = tb
             .as_mut()
             .filter(|_| step.is_multiple_of(config.log.every_steps * 10))
         {
             tb.flush()?;
         }
+        // The end of the run evaluates and checkpoints below, once.
+        if let Some(end) = stop_reason(ctx, step, elapsed()) {
+            break end;
+        }
+        let eval_due = config.eval.every_steps > 0 && step.is_multiple_of(config.eval.every_steps);
+        if eval_due {
+            state.counters.elapsed_secs = elapsed();
+            evaluate(ctx, state, tb, progress)?;
+            last_eval_step = step;
+        }
+        if eval_due || step - last_checkpoint_step >= sched.checkpoint_every_steps {
+            state.counters.elapsed_secs = elapsed();
+            checkpoint(ctx, state)?;
+            last_checkpoint_step = step;
+        }
+    };
+    finish(
+        ctx,
+        state,
+        rx,
+        tb,
+        progress,
+        end,
+        last_checkpoint_step,
+        last_eval_step,
+        elapsed(),
+    )?;
+    Ok(end)
+}
+
+/// The end of the run: the final evaluation (a normal end only) and checkpoint (unless the
+/// network diverged, or the step has its checkpoint already).
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    ctx: &LoopContext<'_>,
+    state: &mut State,
+    rx: &Receiver<GameRecord>,
+    tb: &mut Option<TensorBoard>,
+    progress: &mut Progress,
+    end: End,
+    last_checkpoint_step: u64,
+    last_eval_step: u64,
+    elapsed_secs: f64,
+) -> anyhow::Result<()> {
+    let step = state.meta.step;
+    if end == (End::WorkerFailed { diverged: true }) {
+        return Ok(());
     }
-    // Final checkpoint (and evaluation, unless the last step just had one).
-    ctx.stop.store(true, Ordering::SeqCst);
-    while let Ok(record) = rx.try_recv() {
-        ingest(state, record, &mut game_plies);
+    let saves = step > last_checkpoint_step;
+    if saves {
+        // The games finished so far go into the final checkpoint with their counts.
+        while let Ok(record) = rx.try_recv() {
+            ingest(state, record, &mut Vec::new());
+        }
     }
-    state.counters.elapsed_secs = elapsed();
-    let dir = checkpoint(ctx, state)?;
-    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-    if config.eval.every_steps > 0 && !interrupted && state.meta.step > last_eval_step {
-        evaluate(ctx, state, &dir, tb, progress)?;
+    state.counters.elapsed_secs = elapsed_secs;
+    if end == End::Done && ctx.config.eval.every_steps > 0 && step > last_eval_step {
+        // If the step was checkpointed already (the limit came while the learner waited right
+        // after a checkpoint), the evaluation is in eval.jsonl and TensorBoard only.
+        evaluate(ctx, state, tb, progress)?;
+    }
+    if saves {
+        checkpoint(ctx, state)?;
     }
     progress.note(&format!(
-        "stopped at step {} after {:.1} min; {} self-play games; latest checkpoint in {}",
-        state.meta.step,
+        "stopped at step {step} after {:.1} min; {} self-play games; latest checkpoint {}",
         state.counters.elapsed_secs / 60.0,
         state.meta.games,
-        ctx.run.checkpoints().display()
+        last_good(ctx.run)
     ));
     Ok(())
 }
@@ -320,61 +441,86 @@ fn to_batch(samples: &[Sample]) -> TrainBatch {
     }
 }
 
+/// Clears a flag when dropped.
+struct ClearOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Evaluates the learner's current weights (the checkpoint of this step, written next),
+/// appending each match's line to `eval.jsonl` as it ends; records the evaluation in the
+/// state's meta (for that checkpoint's `meta.json`) and makes this step the previous evaluated
+/// checkpoint.
 fn evaluate(
     ctx: &LoopContext<'_>,
     state: &mut State,
-    checkpoint_dir: &Path,
     tb: &mut Option<TensorBoard>,
     progress: &mut Progress,
 ) -> anyhow::Result<()> {
+    let step = state.meta.step;
+    let name = checkpoint_name(step);
+    let checkpoint = ctx.run.checkpoint_named(&name);
+    let previous = state
+        .counters
+        .previous_eval_checkpoint
+        .as_deref()
+        .map(|n| ctx.run.checkpoint_named(n));
     ctx.pause.store(true, Ordering::SeqCst);
+    let _resume = ClearOnDrop(ctx.pause);
     let eval_ctx = EvalContext {
         config: &ctx.config.eval,
-        checkpoint: checkpoint_dir,
-        previous: state
-            .counters
-            .previous_eval_checkpoint
-            .as_deref()
-            .map(Path::new),
-        step: state.meta.step,
+        network: Arc::new(state.learner.evaluator()),
+        checkpoint: &checkpoint,
+        previous: previous.as_deref(),
+        step,
         elapsed_secs: state.counters.elapsed_secs,
         games: state.meta.games,
         device: ctx.device,
-        seed: ctx.config.schedule.seed ^ state.meta.step,
+        seed: ctx.config.schedule.seed ^ step,
     };
-    let result = run_evaluation(&eval_ctx, &mut |msg| progress.note(msg));
-    ctx.pause.store(false, Ordering::SeqCst);
-    let lines = result?;
-    for line in &lines {
+    let mut on_match = |line: &EvalLine, note: &str| -> anyhow::Result<()> {
+        progress.note(note);
         ctx.run.append_eval(&line.to_json())?;
-        log(
-            tb,
-            &format!("eval/{}/score", line.opponent_tag()),
-            line.score,
-            state.meta.step,
-        )?;
-        log(
-            tb,
-            &format!("eval/{}/elo", line.opponent_tag()),
-            line.elo,
-            state.meta.step,
-        )?;
+        let tag = line.opponent_tag();
+        log(tb, &format!("eval/{tag}/score"), line.score, step)?;
+        log(tb, &format!("eval/{tag}/elo"), line.elo, step)?;
         progress.eval(line);
-    }
+        Ok(())
+    };
+    let lines = run_evaluation(&eval_ctx, &mut on_match)?;
     if let Some(tb) = tb.as_mut() {
         tb.flush()?;
     }
     state.meta.last_eval = serde_json::Value::Array(lines.iter().map(|l| l.to_json()).collect());
-    state.counters.previous_eval_checkpoint = Some(checkpoint_dir.display().to_string());
-    // Store the evaluation in the checkpoint's meta.json too.
-    checkpoint(ctx, state)?;
+    state.counters.previous_eval_checkpoint = Some(name);
     Ok(())
 }
 
-/// Checkpoints the run, recording the self-play simulation and move counts first.
-fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<PathBuf> {
+/// Checkpoints the run, recording the self-play simulation and move counts first. Weights that
+/// are not finite are a divergence: not saved.
+fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<()> {
     let (sims, moves) = ctx.base_sims_moves;
     state.counters.sims = sims + ctx.stats.sims.load(Ordering::Relaxed);
     state.counters.moves = moves + ctx.stats.moves.load(Ordering::Relaxed);
-    save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints)
+    match save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints) {
+        Ok(_) => Ok(()),
+        Err(e)
+            if e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<CheckpointError>(),
+                    Some(CheckpointError::NonFiniteWeights { .. })
+                )
+            }) =>
+        {
+            Err(diverged(
+                ctx,
+                state.meta.step,
+                "the weights hold NaN or infinite numbers",
+            ))
+        }
+        Err(e) => Err(e),
+    }
 }

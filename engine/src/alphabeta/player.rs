@@ -4,7 +4,7 @@ use super::score::{format_score, score_to_value};
 use super::search::{SearchLimits, SearchResult, Searcher};
 use crate::game::Game;
 use crate::moves::Move;
-use crate::player::{Choice, Limits, Player};
+use crate::player::{Choice, Limits, Player, PlayerError};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -108,19 +108,16 @@ impl Player for AlphaBetaPlayer {
         }
     }
 
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         let r = self.search(game, limits);
-        let mv = match r.best {
-            Some(m) => m,
-            None => panic!("choose called on a finished game"),
-        };
+        let mv = r.best.ok_or(PlayerError::GameOver)?;
         let choice = Choice {
             mv,
             value: Some(score_to_value(r.score)),
             info: search_info(&r),
         };
         self.last = Some(r);
-        choice
+        Ok(choice)
     }
 
     fn new_game(&mut self) {

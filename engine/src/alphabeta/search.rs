@@ -5,6 +5,21 @@
 //! 25 captured; no legal move (rows collected); a repetition of a position since the last
 //! capture, counting the game's own history and the search path (rows collected); the ply
 //! limit (rows collected).
+//!
+//! # Repetitions and the table (the graph-history interaction)
+//! A repetition ends the game, so the score of a node whose subtree ran into a repetition of a
+//! position *above* it (on the search path or in the game's history) holds only for the path
+//! it was reached by. Such scores are never stored: each node learns the lowest entry of the
+//! key stack that a repetition below it matched, and stores its result only when that entry is
+//! the node itself or lies below it (a cycle back to the node is part of the node's own
+//! value).
+//!
+//! The table is kept from one search to the next, but the game's history is not the same in
+//! each: a stored score assumed the history of the search that stored it. The game's history
+//! (positions since its last capture) shares the root's captured totals, and totals only grow,
+//! so only positions with exactly the root's totals can run into it. For those, an entry
+//! stored by an earlier search gives its move for ordering but not its score; every other
+//! entry is independent of any history and is reused as it is.
 
 use super::eval::{EvalWeights, capture_gain, evaluate_with};
 use super::score::{
@@ -23,6 +38,11 @@ pub const DEFAULT_DEPTH: u32 = 10;
 
 const INF: i32 = MATE + 1_000;
 const FILTER_SIZE: usize = 1 << 12;
+/// No repetition below: the "lowest key matched" of a subtree that met none.
+const NO_REPETITION: usize = usize::MAX;
+/// History scores are halved when one passes this, so they never overflow in a long search and
+/// stay below the ordering bands of captures and table scores (2^28).
+const HISTORY_LIMIT: u32 = 1 << 26;
 
 /// What bounds one search. With neither `depth` nor `millis`, [`DEFAULT_DEPTH`] is used.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,6 +122,9 @@ pub struct Searcher {
     history: [u32; 12],
     /// Keys of the positions since the last capture of the game, then of the search path.
     keys: Vec<u128>,
+    /// The lowest index of `keys` that a repetition in the subtree being searched matched
+    /// ([`NO_REPETITION`] when none did).
+    rep_floor: usize,
     /// Per hash bucket, how many of `keys` fall in it: most positions are ruled out as
     /// repetitions without scanning `keys`.
     filter: Vec<u16>,
@@ -113,6 +136,11 @@ pub struct Searcher {
     stopped: bool,
     base_ply: u32,
     max_plies: u32,
+    /// Advanced by every search, stored with each table entry.
+    generation: u16,
+    /// The captured totals at the root: positions with these totals can repeat the game's
+    /// history.
+    root_captured: [u8; 2],
 }
 
 impl std::fmt::Debug for Searcher {
@@ -136,6 +164,7 @@ impl Searcher {
             weights: EvalWeights::DEFAULT,
             history: [0; 12],
             keys: Vec::with_capacity(2048),
+            rep_floor: NO_REPETITION,
             filter: vec![0; FILTER_SIZE],
             pv: vec![Move::from_relative(crate::Side::South, 0); (MAX_PLY + 1) * (MAX_PLY + 1)],
             pv_len: [0; MAX_PLY + 1],
@@ -145,6 +174,8 @@ impl Searcher {
             stopped: false,
             base_ply: 0,
             max_plies: u32::MAX,
+            generation: 0,
+            root_captured: [0; 2],
         }
     }
 
@@ -192,11 +223,14 @@ impl Searcher {
         self.stopped = false;
         self.base_ply = game.ply();
         self.max_plies = game.max_plies();
+        self.generation = self.generation.wrapping_add(1);
+        self.root_captured = game.position().captured();
         for h in &mut self.history {
             *h /= 8;
         }
         self.keys.clear();
         self.filter.fill(0);
+        self.rep_floor = NO_REPETITION;
         for &k in game.seen_since_capture() {
             self.push_key(k);
         }
@@ -283,12 +317,29 @@ impl Searcher {
         debug_assert_eq!(popped, Some(key));
     }
 
+    /// The index in `keys` of the earlier occurrence of this position, if it is a repetition.
     #[inline]
-    fn is_repetition(&self, key: u128, hash: u64) -> bool {
+    fn repetition(&self, key: u128, hash: u64) -> Option<usize> {
         // Keys hold the captured totals, which only grow: a key from before a capture can
         // never match a later one, so scanning every key equals scanning since the capture.
-        self.filter[hash as usize & (FILTER_SIZE - 1)] > 0
-            && self.keys.iter().rev().any(|&k| k == key)
+        if self.filter[hash as usize & (FILTER_SIZE - 1)] == 0 {
+            return None;
+        }
+        self.keys.iter().rposition(|&k| k == key)
+    }
+
+    /// Rewards a move that caused a cut-off at `depth`, halving every score when one grows
+    /// past [`HISTORY_LIMIT`].
+    #[inline]
+    fn reward_history(&mut self, m: Move, depth: i32) {
+        let h = &mut self.history[m.house()];
+        // depth <= MAX_PLY, so the reward is at most 14,400 and h stays far from u32::MAX.
+        *h += (depth * depth) as u32;
+        if *h > HISTORY_LIMIT {
+            for x in &mut self.history {
+                *x /= 2;
+            }
+        }
     }
 
     #[inline]
@@ -394,7 +445,11 @@ impl Searcher {
         if moves.is_empty() {
             return Self::terminal(pos, ply, true);
         }
-        if self.is_repetition(key, hash) || self.base_ply + ply as u32 >= self.max_plies {
+        if let Some(earlier) = self.repetition(key, hash) {
+            self.rep_floor = self.rep_floor.min(earlier);
+            return Self::terminal(pos, ply, true);
+        }
+        if self.base_ply + ply as u32 >= self.max_plies {
             return Self::terminal(pos, ply, true);
         }
         if depth <= 0 || ply >= MAX_PLY {
@@ -413,7 +468,11 @@ impl Searcher {
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(hash) {
             tt_move = e.best.filter(|m| moves.contains(*m));
-            if !pv_node && !near_limit && e.depth as i32 >= depth {
+            // An earlier search's score for a position that can repeat this game's history
+            // assumed that search's history (see the module docs): only its move is used.
+            let history_free =
+                e.generation == self.generation || pos.captured() != self.root_captured;
+            if history_free && !pv_node && !near_limit && e.depth as i32 >= depth {
                 let s = from_table(e.score, ply);
                 match e.bound {
                     Bound::Exact => return s,
@@ -448,7 +507,7 @@ impl Searcher {
                     // Lower child scores are better for us.
                     (1 << 28) + (32_768 - e.score as i32) as u32
                 } else {
-                    self.history[m.house()].min((1 << 28) - 1)
+                    self.history[m.house()]
                 };
             } else {
                 let gain = capture_gain(pos.board(), pos.to_move(), m.house());
@@ -457,7 +516,7 @@ impl Searcher {
                 } else if gain > 0 {
                     (1 << 30) + gain
                 } else {
-                    self.history[m.house()].min((1 << 28) - 1)
+                    self.history[m.house()]
                 };
             }
         }
@@ -469,6 +528,10 @@ impl Searcher {
             }
         }
 
+        // This node's entry in the key stack; repetitions below that match it or deeper entries
+        // do not depend on the path to it.
+        let own_index = self.keys.len();
+        let outer_floor = std::mem::replace(&mut self.rep_floor, NO_REPETITION);
         self.push_key(key);
         let alpha0 = alpha;
         let mut best_score = -INF;
@@ -494,6 +557,7 @@ impl Searcher {
             };
             if self.stopped {
                 self.pop_key(key, hash);
+                self.rep_floor = self.rep_floor.min(outer_floor);
                 return 0;
             }
             if score > best_score {
@@ -505,13 +569,15 @@ impl Searcher {
                         self.set_pv(ply, m);
                     }
                     if alpha >= beta {
-                        self.history[m.house()] += (depth * depth) as u32;
+                        self.reward_history(m, depth);
                         break;
                     }
                 }
             }
         }
         self.pop_key(key, hash);
+        let floor = self.rep_floor;
+        self.rep_floor = floor.min(outer_floor);
 
         let bound = if best_score >= beta {
             Bound::Lower
@@ -520,7 +586,7 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        if near_limit {
+        if near_limit || floor < own_index {
             return best_score;
         }
         self.tt.store(
@@ -530,8 +596,29 @@ impl Searcher {
                 bound,
                 score: to_table(best_score, ply),
                 best: Some(best_move),
+                generation: self.generation,
             },
         );
         best_score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_scores_are_halved_before_they_can_overflow() {
+        let mut s = Searcher::new(1);
+        let m = Move::from_relative(crate::Side::South, 2);
+        s.history = [HISTORY_LIMIT; 12];
+        // Far more cut-offs at the deepest depth than a long timed search makes on one move.
+        for _ in 0..1_000_000 {
+            s.reward_history(m, MAX_PLY as i32);
+            assert!(s.history[m.house()] <= HISTORY_LIMIT);
+        }
+        assert!(s.history.iter().all(|&h| h <= HISTORY_LIMIT));
+        // Orderings stay below the table-score band.
+        assert!(HISTORY_LIMIT + (MAX_PLY * MAX_PLY) as u32 <= 1 << 28);
     }
 }

@@ -25,6 +25,9 @@ pub struct Entry {
     pub score: i16,
     /// The best (or refuting) move found, if any.
     pub best: Option<Move>,
+    /// The search that stored the entry (a counter the searcher advances per search; it
+    /// wraps after 65,536 searches).
+    pub generation: u16,
 }
 
 const NO_MOVE: u64 = 0xFF;
@@ -43,7 +46,10 @@ impl Slot {
             Bound::Lower => 2,
             Bound::Upper => 3,
         };
-        mv | (e.depth as u64) << 8 | bound << 16 | ((e.score as u16) as u64) << 24
+        mv | (e.depth as u64) << 8
+            | bound << 16
+            | ((e.score as u16) as u64) << 24
+            | (e.generation as u64) << 40
     }
 
     fn unpack(data: u64) -> Option<Entry> {
@@ -58,6 +64,7 @@ impl Slot {
             depth: ((data >> 8) & 0xFF) as u8,
             bound,
             score: ((data >> 24) & 0xFFFF) as u16 as i16,
+            generation: ((data >> 40) & 0xFFFF) as u16,
             best: if mv == NO_MOVE {
                 None
             } else {
@@ -174,6 +181,7 @@ mod tests {
             bound: Bound::Lower,
             score: -1234,
             best: Move::new(9),
+            generation: 65_535,
         };
         tt.store(0xDEAD_BEEF_0000_1234, e);
         assert_eq!(tt.probe(0xDEAD_BEEF_0000_1234), Some(e));
@@ -183,6 +191,7 @@ mod tests {
             bound: Bound::Exact,
             score: 30000,
             best: None,
+            generation: 0,
         };
         tt.store(42 << 32, none);
         assert_eq!(tt.probe(42 << 32), Some(none));
@@ -198,6 +207,7 @@ mod tests {
             bound: Bound::Exact,
             score: 5,
             best: None,
+            generation: 3,
         };
         let shallow = Entry { depth: 1, ..deep };
         // Same bucket (same high bits), different keys.

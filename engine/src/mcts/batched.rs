@@ -2,21 +2,38 @@
 
 use super::config::{ConfigError, MctsConfig};
 use super::slot::{SearchResult, SlotSearch};
-use crate::evaluator::{Evaluation, Evaluator};
+use crate::evaluator::{EvalError, Evaluation, Evaluator};
 use crate::game::{Game, GameError};
 use crate::moves::Move;
 use crate::position::{MoveEffect, Position};
 use rand::Rng;
 
-/// How one slot's next searches run.
+/// How one slot's next searches run. Playout cap randomization (as in KataGo) keeps two kinds
+/// of search apart: "record this move" goes with a full search with `noise`, and "explore on
+/// this move" (`temperature`) applies to every move of the opening plies, cheap ones included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotParams {
     /// Simulations per search (at least 1 is run). Lower it for the cheap searches of playout
     /// cap randomization.
     pub sims: u32,
-    /// Whether to explore: root noise (Dirichlet for PUCT, Gumbel noise for Gumbel) and, for
-    /// PUCT, the temperature schedule for the move chosen.
-    pub explore: bool,
+    /// Root noise: Dirichlet noise on the root priors (PUCT) or the Gumbel draw at the root
+    /// (Gumbel).
+    pub noise: bool,
+    /// Draw the move with the temperature during the first `temperature_plies` plies (PUCT:
+    /// by `visits^(1/temperature)`; Gumbel: with the Gumbel draw, even without `noise`);
+    /// later moves, or all moves without it, are greedy.
+    pub temperature: bool,
+}
+
+impl SlotParams {
+    /// A search of `sims` simulations with noise and temperature (the self-play default).
+    pub fn exploring(sims: u32) -> SlotParams {
+        SlotParams {
+            sims,
+            noise: true,
+            temperature: true,
+        }
+    }
 }
 
 /// One game in flight and its tree.
@@ -48,10 +65,7 @@ impl BatchedSearch {
     /// ply limit, searched with `config.sims` simulations and exploration on.
     pub fn new(config: MctsConfig, slots: usize) -> Result<BatchedSearch, ConfigError> {
         config.validate()?;
-        let params = SlotParams {
-            sims: config.sims,
-            explore: true,
-        };
+        let params = SlotParams::exploring(config.sims);
         let game = Game::new();
         let mut slot = Slot {
             game: game.clone(),
@@ -141,15 +155,20 @@ impl BatchedSearch {
     /// a pass in one call to `evaluator`. Returns one entry per slot: `None` where the game is
     /// over. Calls `evaluator.evaluate` once per pass with every gathered position (never
     /// with an empty batch).
+    ///
+    /// # Errors
+    /// The evaluator's error, as soon as a call fails. The searches in progress are abandoned
+    /// (every slot keeps its game, its tree is cleared below the root).
     pub fn search<E: Evaluator + ?Sized, R: Rng + ?Sized>(
         &mut self,
         evaluator: &E,
         rng: &mut R,
-    ) -> Vec<Option<SearchResult>> {
+    ) -> Result<Vec<Option<SearchResult>>, EvalError> {
         let cfg = &self.config;
         for s in self.slots.iter_mut() {
             if !s.search.root_finished() {
-                s.search.begin(s.params.sims, s.params.explore, cfg, rng);
+                let p = s.params;
+                s.search.begin(p.sims, p.noise, p.temperature, cfg, rng);
             }
         }
         let empty = Evaluation {
@@ -171,7 +190,12 @@ impl BatchedSearch {
             if total > 0 {
                 self.evals.clear();
                 self.evals.resize(total, empty);
-                evaluator.evaluate(&self.positions, &mut self.evals);
+                if let Err(e) = evaluator.evaluate(&self.positions, &mut self.evals) {
+                    for s in self.slots.iter_mut() {
+                        s.search.abandon();
+                    }
+                    return Err(e);
+                }
             }
             let mut offset = 0;
             for (s, &n) in self.slots.iter_mut().zip(&self.counts) {
@@ -182,9 +206,10 @@ impl BatchedSearch {
                 break;
             }
         }
-        self.slots
+        Ok(self
+            .slots
             .iter()
             .map(|s| s.search.result(cfg, rng))
-            .collect()
+            .collect())
     }
 }

@@ -1,5 +1,6 @@
 //! The search settings: one plain struct, read from the trainer's `[mcts]` TOML section.
 
+use crate::limits::{MAX_BATCH, MAX_SIMS};
 use serde::{Deserialize, Serialize};
 
 /// Which algorithm picks the simulations' first moves at the root (and the interior rule that
@@ -42,8 +43,9 @@ pub enum CpuctForm {
     Growing,
 }
 
-/// Settings of the Monte Carlo tree search. Every field has a default, and unknown keys are an
-/// error when read from TOML or JSON.
+/// Settings of the Monte Carlo tree search. Every field has a default (the `[mcts]` section of
+/// `configs/default.toml` states exactly these, checked by a test in the trainer), and unknown
+/// keys are an error when read from TOML or JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsConfig {
@@ -94,7 +96,7 @@ pub struct MctsConfig {
 impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
-            sims: 200,
+            sims: 100,
             root: RootAlgorithm::Puct,
             cpuct_form: CpuctForm::Constant,
             c_puct: 1.5,
@@ -104,7 +106,7 @@ impl Default for MctsConfig {
             dirichlet_alpha: 1.0,
             dirichlet_frac: 0.25,
             temperature: 1.0,
-            temperature_plies: 30,
+            temperature_plies: 20,
             virtual_loss: 1.0,
             leaves_per_tree: 2,
             gumbel_considered: 6,
@@ -144,8 +146,8 @@ fn check(
 impl MctsConfig {
     /// Checks every setting's range; the error names the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(self.sims >= 1, "sims", || {
-            format!("must be at least 1, got {}", self.sims)
+        check((1..=MAX_SIMS).contains(&self.sims), "sims", || {
+            format!("must lie in 1..={MAX_SIMS}, got {}", self.sims)
         })?;
         let positive = [
             ("c_puct", self.c_puct),
@@ -176,9 +178,9 @@ impl MctsConfig {
             || format!("must lie in [0, 1], got {}", self.dirichlet_frac),
         )?;
         check(
-            (1..=1024).contains(&self.leaves_per_tree),
+            (1..=MAX_BATCH).contains(&self.leaves_per_tree),
             "leaves_per_tree",
-            || format!("must lie in 1..=1024, got {}", self.leaves_per_tree),
+            || format!("must lie in 1..={MAX_BATCH}, got {}", self.leaves_per_tree),
         )?;
         check(
             (1..=6).contains(&self.gumbel_considered),

@@ -36,8 +36,8 @@
 //! let mut finished = 0;
 //! for _ in 0..20 {
 //!     // Optional per-slot settings, e.g. playout cap randomization:
-//!     driver.set_params(0, SlotParams { sims: 4, explore: false });
-//!     let results = driver.search(&evaluator, &mut rng);
+//!     driver.set_params(0, SlotParams { sims: 4, noise: false, temperature: true });
+//!     let results = driver.search(&evaluator, &mut rng).expect("the uniform evaluator never fails");
 //!     for (slot, result) in results.iter().enumerate() {
 //!         let Some(r) = result else { continue };
 //!         // Record a training example: driver.game(slot).position(), r.policy, later the outcome.

@@ -5,7 +5,8 @@ use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
 use crate::game::Game;
-use crate::player::{Choice, Limits, Player};
+use crate::limits::{MAX_MILLIS, MAX_SIMS};
+use crate::player::{Choice, Limits, Player, PlayerError};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
@@ -14,24 +15,31 @@ use std::time::{Duration, Instant};
 const TIMED_CHUNK: u32 = 64;
 
 /// Runs `step(sims)` for `sims` simulations, or, with only a time limit, repeatedly in chunks
-/// until the time is spent (at least one chunk). Returns the total run.
-fn budgeted(sims: u32, limits: Limits, mut step: impl FnMut(u32)) -> u32 {
+/// until the time is spent (at least one chunk). Either way at most [`MAX_SIMS`] simulations
+/// run, so a long time limit cannot grow the tree without bound. Returns the total run; stops
+/// at the first error of `step`.
+fn budgeted<E>(
+    sims: u32,
+    limits: Limits,
+    mut step: impl FnMut(u32) -> Result<(), E>,
+) -> Result<u32, E> {
     match (limits.sims, limits.millis) {
         (None, Some(ms)) => {
-            let deadline = Instant::now() + Duration::from_millis(ms);
+            let deadline = Instant::now() + Duration::from_millis(ms.min(MAX_MILLIS));
             let mut total = 0;
             loop {
-                step(TIMED_CHUNK);
-                total += TIMED_CHUNK;
-                if Instant::now() >= deadline {
-                    return total;
+                let chunk = TIMED_CHUNK.min(MAX_SIMS - total);
+                step(chunk)?;
+                total += chunk;
+                if total >= MAX_SIMS || Instant::now() >= deadline {
+                    return Ok(total);
                 }
             }
         }
         (s, _) => {
-            let n = s.unwrap_or(sims).max(1);
-            step(n);
-            n
+            let n = s.unwrap_or(sims).clamp(1, MAX_SIMS);
+            step(n)?;
+            Ok(n)
         }
     }
 }
@@ -72,14 +80,17 @@ impl Player for RolloutMctsPlayer {
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else
     /// the player's own count.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
         let mut last = None;
         let search = &mut self.search;
         let rng = &mut self.rng;
-        let total = budgeted(self.sims, limits, |n| last = search.run(n, rng));
-        let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        choice(r.mv, r.value, r.visits, total)
+        let total = budgeted(self.sims, limits, |n| {
+            last = search.run(n, rng);
+            Ok::<(), PlayerError>(())
+        })?;
+        let r = last.ok_or(PlayerError::GameOver)?;
+        Ok(choice(r.mv, r.value, r.visits, total))
     }
 
     fn new_game(&mut self) {
@@ -135,7 +146,8 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else the
     /// configured `sims`. `Choice::value` is the root value for the side to move.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Choice {
+    /// A failing evaluator is an error ([`PlayerError::Evaluator`]), never a made-up move.
+    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
         let sims = self.search.config().sims;
         let mut last = None;
@@ -143,10 +155,11 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         let rng = &mut self.rng;
         let evaluator = &self.evaluator;
         let total = budgeted(sims, limits, |n| {
-            last = search.run(evaluator, n, false, rng)
-        });
-        let r = last.unwrap_or_else(|| panic!("choose called on a finished game"));
-        choice(r.mv, r.value, r.visits, total)
+            last = search.run(evaluator, n, false, rng)?;
+            Ok::<(), PlayerError>(())
+        })?;
+        let r = last.ok_or(PlayerError::GameOver)?;
+        Ok(choice(r.mv, r.value, r.visits, total))
     }
 
     fn new_game(&mut self) {
@@ -164,5 +177,34 @@ fn choice(mv: crate::moves::Move, value: f32, visits: [u32; 6], sims: u32) -> Ch
             "sims {sims} value {value:.3} visits {} {} {} {} {} {}",
             v[0], v[1], v[2], v[3], v[4], v[5]
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_time_limit_stops_at_the_simulation_bound() {
+        // A day per move: the budget ends at MAX_SIMS simulations, not at the clock.
+        let limits = Limits {
+            millis: Some(MAX_MILLIS),
+            ..Limits::default()
+        };
+        let mut run = 0u32;
+        let total = budgeted(100, limits, |n| {
+            run += n;
+            Ok::<(), ()>(())
+        });
+        assert_eq!((total, run), (Ok(MAX_SIMS), MAX_SIMS));
+        // An explicit count above the bound is cut to it; zero becomes one.
+        let sims = |s: u32| Limits {
+            sims: Some(s),
+            ..Limits::default()
+        };
+        let none = |_| Ok::<(), ()>(());
+        assert_eq!(budgeted(100, sims(u32::MAX), none), Ok(MAX_SIMS));
+        assert_eq!(budgeted(100, sims(0), none), Ok(1));
+        assert_eq!(budgeted(100, Limits::default(), none), Ok(100));
     }
 }

@@ -2,7 +2,7 @@
 
 use super::config::{ConfigError, MctsConfig};
 use super::slot::{SearchResult, SlotSearch};
-use crate::evaluator::{Evaluation, Evaluator};
+use crate::evaluator::{EvalError, Evaluation, Evaluator};
 use crate::game::Game;
 use crate::position::Position;
 use rand::Rng;
@@ -52,18 +52,21 @@ impl Search {
     /// `explore` the root gets noise (Dirichlet for PUCT, Gumbel for Gumbel) and the PUCT move is
     /// drawn with the temperature schedule; without it the choice is greedy. Returns `None` when
     /// the game at the root is over.
+    ///
+    /// # Errors
+    /// The evaluator's error; the search is abandoned (the tree is cleared below the root).
     pub fn run<E: Evaluator + ?Sized, R: Rng + ?Sized>(
         &mut self,
         evaluator: &E,
         sims: u32,
         explore: bool,
         rng: &mut R,
-    ) -> Option<SearchResult> {
+    ) -> Result<Option<SearchResult>, EvalError> {
         if self.slot.root_finished() {
-            return None;
+            return Ok(None);
         }
         let cfg = &self.config;
-        self.slot.begin(sims, explore, cfg, rng);
+        self.slot.begin(sims, explore, explore, cfg, rng);
         let empty = Evaluation {
             policy: [0.0; 6],
             value: 0.0,
@@ -76,14 +79,17 @@ impl Search {
             if n > 0 {
                 self.evals.clear();
                 self.evals.resize(n, empty);
-                evaluator.evaluate(&self.positions, &mut self.evals);
+                if let Err(e) = evaluator.evaluate(&self.positions, &mut self.evals) {
+                    self.slot.abandon();
+                    return Err(e);
+                }
             }
             self.slot.apply(cfg, &self.evals[..n], rng);
             if !progress {
                 break;
             }
         }
-        self.slot.result(cfg, rng)
+        Ok(self.slot.result(cfg, rng))
     }
 
     /// Visits of the root's children by policy index.

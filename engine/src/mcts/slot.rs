@@ -33,8 +33,9 @@ pub struct SearchResult {
     /// the improved policy's expectation of the completed Q-values (Gumbel, whose sequential
     /// halving spreads visits on purpose).
     pub value: f32,
-    /// The move chosen: by visits (greedy, or drawn with the temperature when exploring and
-    /// within `temperature_plies`) for PUCT; the sequential-halving winner for Gumbel.
+    /// The move chosen: by visits (greedy, or drawn with the temperature when the search has
+    /// `temperature` on and lies within `temperature_plies`) for PUCT; the sequential-halving
+    /// winner for Gumbel.
     pub mv: Move,
     /// Simulations run by this search.
     pub sims: u32,
@@ -51,8 +52,10 @@ pub(crate) struct SlotSearch {
     budget: u32,
     /// Simulations started (and not abandoned) in this search.
     started: u32,
-    /// Whether this search explores (root noise, temperature).
-    explore: bool,
+    /// Whether this search puts noise on the root (Dirichlet for PUCT, the Gumbel draw).
+    noise: bool,
+    /// Whether this search draws its move with the temperature in the opening plies.
+    temperature: bool,
     /// Whether the root's per-search state (noise, Gumbel draw) is set up.
     root_ready: bool,
     /// Root priors before Dirichlet noise, by child order, while noise is applied.
@@ -71,7 +74,8 @@ impl SlotSearch {
             sims: 0,
             budget: 0,
             started: 0,
-            explore: false,
+            noise: false,
+            temperature: false,
             root_ready: false,
             saved_priors: None,
             gumbel: GumbelRoot::default(),
@@ -98,6 +102,13 @@ impl SlotSearch {
         self.tree.reset(game);
     }
 
+    /// Gives up the search in progress (its evaluator failed): forgets the tree below the root,
+    /// so the slot can search again from a clean state.
+    pub fn abandon(&mut self) {
+        self.clear_search();
+        self.tree.clear_below_root();
+    }
+
     /// Puts `game` at the root, reusing the subtree when `game` continues the tree's game.
     pub fn follow(&mut self, game: &Game, reuse: bool) {
         self.clear_search();
@@ -120,11 +131,15 @@ impl SlotSearch {
         self.tree.root().state == NodeState::Terminal
     }
 
-    /// Starts a search of `sims` (at least 1) simulations.
+    /// Starts a search of `sims` (at least 1) simulations. `noise`: root noise (Dirichlet for
+    /// PUCT; the Gumbel draw for Gumbel). `temperature`: within the first `temperature_plies`
+    /// plies the move is drawn with the temperature (PUCT) or, for Gumbel without `noise`,
+    /// with the Gumbel draw, which is how Gumbel samples its move.
     pub fn begin<R: Rng + ?Sized>(
         &mut self,
         sims: u32,
-        explore: bool,
+        noise: bool,
+        temperature: bool,
         cfg: &MctsConfig,
         rng: &mut R,
     ) {
@@ -133,7 +148,8 @@ impl SlotSearch {
         self.budget = self.sims;
         self.started = 0;
         self.gumbel.new_visits = [0; 6];
-        self.explore = explore;
+        self.noise = noise;
+        self.temperature = temperature;
         if self.tree.root().state == NodeState::Expanded {
             self.init_root(cfg, rng);
         }
@@ -143,15 +159,21 @@ impl SlotSearch {
         self.root_ready = true;
         match cfg.root {
             RootAlgorithm::Puct => {
-                if self.explore && cfg.dirichlet_frac > 0.0 {
+                if self.noise && cfg.dirichlet_frac > 0.0 {
                     self.saved_priors = Some(puct::add_root_noise(&mut self.tree, cfg, rng));
                 }
             }
             RootAlgorithm::Gumbel => {
-                self.gumbel
-                    .init(&self.tree, self.sims, self.explore, cfg, rng);
+                let draw = self.noise || self.in_temperature_plies(cfg);
+                self.gumbel.init(&self.tree, self.sims, draw, cfg, rng);
             }
         }
+    }
+
+    /// Whether this search samples its move: `temperature` is on and the root lies within the
+    /// first `temperature_plies` plies.
+    fn in_temperature_plies(&self, cfg: &MctsConfig) -> bool {
+        self.temperature && cfg.temperature > 0.0 && self.tree.root_ply < cfg.temperature_plies
     }
 
     /// Whether the search has spent its budget and has nothing in flight (or the game is over).
@@ -260,8 +282,7 @@ impl SlotSearch {
         }
     }
 
-    /// The outcome of the finished search; `None` when the game at the root is over. `ply` is the
-    /// game's ply (for the temperature schedule).
+    /// The outcome of the finished search; `None` when the game at the root is over.
     pub fn result<R: Rng + ?Sized>(&self, cfg: &MctsConfig, rng: &mut R) -> Option<SearchResult> {
         if self.root_finished() {
             return None;
@@ -294,8 +315,7 @@ impl SlotSearch {
                         prior[i]
                     };
                 }
-                let ply = tree.root_ply;
-                if self.explore && cfg.temperature > 0.0 && ply < cfg.temperature_plies {
+                if self.in_temperature_plies(cfg) {
                     puct::sample_by_visits(tree, cfg.temperature, rng)
                 } else {
                     puct::most_visited(tree)
@@ -334,7 +354,7 @@ mod tests {
     use rand::rngs::SmallRng;
 
     fn run(s: &mut SlotSearch, cfg: &MctsConfig, sims: u32, rng: &mut SmallRng) -> SearchResult {
-        s.begin(sims, true, cfg, rng);
+        s.begin(sims, true, true, cfg, rng);
         let mut positions = Vec::new();
         let mut evals = Vec::new();
         while !s.is_done() {
@@ -347,7 +367,9 @@ mod tests {
                     value: 0.0,
                 },
             );
-            UniformEvaluator.evaluate(&positions, &mut evals[..n]);
+            UniformEvaluator
+                .evaluate(&positions, &mut evals[..n])
+                .expect("the uniform evaluator never fails");
             s.apply(cfg, &evals[..n], rng);
         }
         s.result(cfg, rng).expect("live")

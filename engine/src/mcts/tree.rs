@@ -149,6 +149,18 @@ impl Tree {
         self.sync_history(game);
     }
 
+    /// Drops every node below the root and makes the root fresh again (after a search was
+    /// abandoned with leaves in flight). The root's position and the game's history stay.
+    pub fn clear_below_root(&mut self) {
+        if self.root().state == NodeState::Terminal {
+            return;
+        }
+        let pos = self.nodes[0].pos;
+        self.nodes.clear();
+        self.nodes.push(Node::new(pos, NONE, 0, false));
+        self.begin_descent();
+    }
+
     /// Takes the game's repetition history and ply count (after a re-rooting).
     fn sync_history(&mut self, game: &Game) {
         self.seen.clear();
@@ -417,6 +429,16 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_node_is_as_small_as_the_simulation_bound_assumes() {
+        // crate::limits::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
+        assert!(
+            std::mem::size_of::<Node>() <= 48,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
 
     #[test]
     fn nodes_stay_small() {

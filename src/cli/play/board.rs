@@ -84,13 +84,11 @@ pub fn board_before_settling(game: &Game) -> Position {
     let settles = game
         .result()
         .is_some_and(|r| r.reason != EndReason::Captured25);
-    match game.moves().split_last() {
-        Some((&last, earlier)) if settles => {
+    match game.moves().last() {
+        Some(&last) if settles => {
             // Every move but the last was played in a live game; none of them settles the board.
-            let mut pos = *game.start();
-            for &m in earlier {
-                pos.play_unchecked(m);
-            }
+            let (before, _) = game.truncated(game.moves().len() - 1);
+            let mut pos = *before.position();
             pos.play_unchecked(last);
             pos
         }
@@ -135,6 +133,7 @@ pub fn render(
             s.push_str(&cell(&count, CELL, &codes, colour));
         }
         let total = format!("{:>2}", captured[side.index()]);
+        // Writing into a String cannot fail; here and below.
         let _ = write!(s, "    captured {}", paint(&total, &[BOLD], colour));
         if let Some(name) = &names[side.index()] {
             let _ = write!(s, "  ({name})");
@@ -203,13 +202,11 @@ mod tests {
     }
 
     fn game_after(moves: &str) -> (Game, Option<LastMove>) {
-        let mut game = Game::new();
         let mut last = None;
-        for token in moves.split_whitespace() {
-            let mv: Move = token.parse().expect("move");
-            let effect = game.play(mv).expect("legal");
-            last = Some(LastMove { mv, effect });
-        }
+        let game = Game::replay_tokens(moves.split_whitespace(), |_, mv, effect| {
+            last = Some(LastMove { mv, effect })
+        })
+        .expect("legal");
         (game, last)
     }
 
@@ -326,7 +323,7 @@ South to move (you)
             let mut player = RandomPlayer::new(seed);
             let mut game = Game::new();
             while !game.is_over() {
-                let mv = player.choose(&game, Limits::default()).mv;
+                let mv = player.choose(&game, Limits::default()).expect("a move").mv;
                 game.play(mv).expect("legal");
             }
             let result = game.result().expect("over");

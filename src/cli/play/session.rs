@@ -4,6 +4,8 @@ use super::board::{self, LastMove, title};
 use super::command::{self, Command, HELP};
 use super::record;
 use super::thinking::think;
+use oware_engine::limits::MAX_LINE_BYTES;
+use oware_engine::lines::{BoundedLines, Line};
 use oware_engine::{EndReason, Game, GameError, Move, Player, Side, Winner};
 use std::io::{BufRead, Write};
 
@@ -76,13 +78,8 @@ fn plies(n: u32) -> String {
 
 /// Replays the first `keep` moves of `game` from its start.
 fn truncated(game: &Game, keep: usize) -> (Game, Option<LastMove>) {
-    let mut replayed = Game::from_position(*game.start(), game.max_plies());
-    let mut last = None;
-    for &mv in &game.moves()[..keep] {
-        let effect = replayed.play_unchecked(mv);
-        last = Some(LastMove { mv, effect });
-    }
-    (replayed, last)
+    let (replayed, last) = game.truncated(keep);
+    (replayed, last.map(|(mv, effect)| LastMove { mv, effect }))
 }
 
 impl<W: Write> Session<W> {
@@ -156,28 +153,34 @@ impl<W: Write> Session<W> {
     }
 
     /// Runs the session, reading commands from `input` until `quit` or the end of input.
-    pub fn run(&mut self, mut input: impl BufRead) -> anyhow::Result<()> {
+    pub fn run(&mut self, input: impl BufRead) -> anyhow::Result<()> {
         self.greet()?;
-        let mut bytes = Vec::new();
+        let mut lines = BoundedLines::new(input, MAX_LINE_BYTES);
         loop {
             if self.ai_to_move() {
                 self.ai_move()?;
                 continue;
             }
             self.prompt()?;
-            bytes.clear();
-            let n = input
-                .read_until(b'\n', &mut bytes)
-                .map_err(|e| anyhow::anyhow!("reading a command from stdin: {e}"))?;
-            if n == 0 {
-                if self.term.interactive {
-                    writeln!(self.out)?;
+            let line = match lines.next() {
+                None => {
+                    if self.term.interactive {
+                        writeln!(self.out)?;
+                    }
+                    writeln!(self.out, "Bye.")?;
+                    return Ok(());
                 }
-                writeln!(self.out, "Bye.")?;
-                return Ok(());
-            }
-            // Bytes that are not UTF-8 become a typo to explain, not a failure.
-            let line = String::from_utf8_lossy(&bytes);
+                Some(Err(e)) => anyhow::bail!("reading a command from stdin: {e}"),
+                Some(Ok((_, Line::Text(text)))) => text,
+                // Bytes that are not UTF-8 become a typo to explain, not a failure.
+                Some(Ok((_, Line::NotUtf8(text)))) => text,
+                Some(Ok((number, long @ Line::TooLong { .. }))) => {
+                    if let Err(msg) = long.text(number) {
+                        writeln!(self.out, "{msg}")?;
+                    }
+                    continue;
+                }
+            };
             match command::parse(&line) {
                 Ok(None) => {}
                 Ok(Some(cmd)) => {
@@ -287,7 +290,8 @@ impl<W: Write> Session<W> {
         let Some(ai) = self.ai.as_mut() else {
             return Ok(());
         };
-        let choice = think(ai.as_mut(), &self.game, self.term.spinner, &label);
+        let choice = think(ai.as_mut(), &self.game, self.term.spinner, &label)
+            .map_err(|e| anyhow::anyhow!("the AI ({}) could not move: {e}", ai.name()))?;
         let effect = self
             .game
             .play(choice.mv)
@@ -424,7 +428,8 @@ impl<W: Write> Session<W> {
             &self.game,
             spinner,
             &format!("{name} (hint)"),
-        );
+        )
+        .map_err(|e| anyhow::anyhow!("the hint player ({name}) could not move: {e}"))?;
         let eval = evaluation(side, choice.value, &choice.info);
         writeln!(
             self.out,
@@ -480,7 +485,7 @@ mod tests {
 
     #[test]
     fn truncation_keeps_the_last_effect() {
-        let (game, _) = record::replay(&["c", "F", "a"]).expect("legal");
+        let game = Game::replay(["c", "F", "a"]).expect("legal");
         let (short, last) = truncated(&game, 2);
         assert_eq!(short.record(), "c F");
         assert_eq!(last.map(|l| l.mv.to_string()), Some("F".to_string()));

@@ -1,6 +1,6 @@
 //! Asking a player for a move while a spinner ticks on stderr.
 
-use oware_engine::{Choice, Game, Limits, Player};
+use oware_engine::{Choice, Game, Limits, Player, PlayerError};
 use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -9,7 +9,12 @@ const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
 
 /// Asks `player` for a move in `game` (not over). With `spinner` on, a thread draws a spinner
 /// and the elapsed time on stderr until the player answers, then clears its line.
-pub fn think(player: &mut dyn Player, game: &Game, spinner: bool, label: &str) -> Choice {
+pub fn think(
+    player: &mut dyn Player,
+    game: &Game,
+    spinner: bool,
+    label: &str,
+) -> Result<Choice, PlayerError> {
     if !spinner {
         return player.choose(game, Limits::default());
     }
