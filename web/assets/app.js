@@ -6,6 +6,7 @@ const SOUTH = ["a", "b", "c", "d", "e", "f"];
 const NORTH = ["A", "B", "C", "D", "E", "F"];
 const LETTERS = SOUTH.concat(NORTH); // canonical order: index 0..11
 const TOKEN_KEY = "oware.token";
+const WATCH_KEY = "oware.watching"; // the room code a watcher follows (watchers hold no token)
 const ANIM_KEY = "oware.animate";
 const MAX_DRAWN_SEEDS = 24;
 
@@ -39,8 +40,10 @@ function connect() {
     app.retry = 0;
     setConn(true);
     const token = sessionStorage.getItem(TOKEN_KEY);
+    const watching = sessionStorage.getItem(WATCH_KEY);
     const room = new URLSearchParams(location.search).get("room");
     if (token) send({ type: "resume", token });
+    else if (watching) send({ type: "watch", code: watching });
     else if (room) send({ type: "join_room", code: room });
     for (const m of app.pending.splice(0)) send(m);
   };
@@ -94,8 +97,9 @@ function onJoined(msg) {
   app.shown = null;
   app.queue = [];
   closeReview();
+  forgetSeat();
   if (msg.token) sessionStorage.setItem(TOKEN_KEY, msg.token);
-  else sessionStorage.removeItem(TOKEN_KEY);
+  else if (msg.seat === "watcher" && msg.code) sessionStorage.setItem(WATCH_KEY, msg.code);
   const url = msg.code ? `?room=${msg.code}` : location.pathname;
   history.replaceState(null, "", url);
   $("room-box").hidden = !msg.code;
@@ -107,10 +111,17 @@ function onJoined(msg) {
   show("game");
 }
 
+// Forgets the seat (or the watched room) this tab returns to after a reload.
+function forgetSeat() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(WATCH_KEY);
+}
+
 function onError(msg) {
   const text = msg.message || "error";
-  if (msg.code === "expired" || (msg.code === "not_found" && sessionStorage.getItem(TOKEN_KEY) && !app.state)) {
-    sessionStorage.removeItem(TOKEN_KEY);
+  const returning = sessionStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(WATCH_KEY);
+  if (msg.code === "expired" || (msg.code === "not_found" && returning && !app.state)) {
+    forgetSeat();
     history.replaceState(null, "", location.pathname);
     app.state = null;
     show("setup");
@@ -606,7 +617,7 @@ function wire() {
   $("btn-review").onclick = () => startReview(app.state.record);
   $("btn-leave").onclick = () => {
     send({ type: "leave" });
-    sessionStorage.removeItem(TOKEN_KEY);
+    forgetSeat();
     history.replaceState(null, "", location.pathname);
     app.state = null;
     closeReview();

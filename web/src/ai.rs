@@ -83,6 +83,12 @@ impl Roster {
             .map(|s| AiEntry::load(s))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let analysis = AiEntry::load(analysis).context("--analysis")?;
+        if analysis.builder.spec() == &PlayerSpec::Random {
+            anyhow::bail!(
+                "--analysis random: the review graph needs a player that evaluates positions \
+                 (alphabeta or mcts)"
+            );
+        }
         Ok(Roster { ais, analysis })
     }
 }
@@ -173,7 +179,9 @@ pub fn choose_job(entry: &AiEntry, game: Game) -> impl FnOnce() -> anyhow::Resul
             anyhow::bail!("the game is over");
         }
         let mut player = builder.build(seed())?;
-        Ok(player.choose(&game, Limits::default()))
+        player
+            .choose(&game, Limits::default())
+            .with_context(|| format!("the AI '{}' could not choose a move", player.name()))
     }
 }
 
@@ -186,7 +194,7 @@ pub fn analysis_job(entry: &AiEntry, moves: Vec<Move>) -> impl FnOnce() -> anyho
         let mut game = Game::new();
         let mut evals = Vec::with_capacity(moves.len() + 1);
         for i in 0..=moves.len() {
-            evals.push(evaluate_for_south(player.as_mut(), &game));
+            evals.push(evaluate_for_south(player.as_mut(), &game)?);
             if let Some(&mv) = moves.get(i) {
                 game.play(mv).context("the reviewed game is not legal")?;
             }
@@ -196,15 +204,20 @@ pub fn analysis_job(entry: &AiEntry, moves: Vec<Move>) -> impl FnOnce() -> anyho
 }
 
 /// South's expected result in `game`: the result once over, else the player's evaluation.
-fn evaluate_for_south(player: &mut dyn oware_engine::Player, game: &Game) -> f32 {
+fn evaluate_for_south(player: &mut dyn oware_engine::Player, game: &Game) -> anyhow::Result<f32> {
     if let Some(r) = game.result() {
-        return match r.winner {
+        return Ok(match r.winner {
             Winner::Draw => 0.0,
             Winner::Side(s) => south_value(1.0, s),
-        };
+        });
     }
-    let choice = player.choose(game, Limits::default());
-    south_value(choice.value.unwrap_or(0.0), game.to_move())
+    let choice = player
+        .choose(game, Limits::default())
+        .with_context(|| format!("the analysis player '{}' failed", player.name()))?;
+    let value = choice.value.with_context(|| {
+        format!("the analysis player '{}' gives no evaluation", player.name())
+    })?;
+    Ok(south_value(value, game.to_move()))
 }
 
 /// A value for `side` seen from South's side.
@@ -259,6 +272,8 @@ mod tests {
         let c = choose_job(&entry, game.clone())().expect("a move");
         assert!(game.legal_moves().contains(c.mv));
         assert!(AiEntry::load("human").is_err());
+        let refused = Roster::load(&["random".to_string()], "random").err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("evaluates")));
         assert!(AiEntry::load("alphabeta:depth=x").is_err());
     }
 

@@ -10,6 +10,7 @@ use crate::protocol::{
 use crate::ratelimit::TokenBucket;
 use crate::state::PositionView;
 use crate::table::{Kind, Table, TableEvent};
+use oware_engine::record::games_in;
 use oware_engine::{Game, GameError, Move, Side};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -62,28 +63,14 @@ fn bad(message: impl Into<String>) -> ErrorReply {
     ErrorReply::new(ErrorCode::BadMessage, message)
 }
 
-/// The moves of a record's text: the first line that has any, without what follows a tab or
-/// `#` (a result or a comment), as `oware play --load` reads it.
-pub fn record_moves(text: &str) -> Vec<&str> {
-    text.lines()
-        .map(|line| &line[..line.find(['\t', '#']).unwrap_or(line.len())])
-        .map(|moves| moves.split_whitespace().collect::<Vec<_>>())
-        .find(|tokens| !tokens.is_empty())
-        .unwrap_or_default()
-}
-
-/// Replays `tokens`: the game and every state, or the engine's error naming the ply.
-fn replay_states(tokens: &[&str]) -> Result<(Game, Vec<PositionView>), GameError> {
-    let mut game = Game::new();
-    let mut states = vec![PositionView::of(&game)];
-    for token in tokens {
-        let ply = game.ply();
-        let mv: Move = token
-            .parse()
-            .map_err(|source| GameError::Parse { ply, source })?;
-        game.play(mv)?;
-        states.push(PositionView::of(&game));
-    }
+/// The game of a record's text (the format `oware replay` reads; its first line with moves)
+/// and every state of it, the start included; or the engine's error naming the bad ply.
+pub fn replay_record(text: &str) -> Result<(Game, Vec<PositionView>), GameError> {
+    let mut states = vec![PositionView::of(&Game::new())];
+    let game = match games_in(text).first() {
+        Some((_, line)) => line.replay(|game, _, _| states.push(PositionView::of(game)))?,
+        None => Game::new(),
+    };
     Ok((game, states))
 }
 
@@ -344,10 +331,13 @@ impl Session {
                     info: c.info,
                     by,
                 },
-                Err(e) => Reply::Error(ErrorReply::new(
-                    ErrorCode::AiFailed,
-                    format!("the hint search failed: {e:#}"),
-                )),
+                Err(e) => {
+                    eprintln!("oware serve: a hint search failed: {e:#}");
+                    Reply::Error(ErrorReply::new(
+                        ErrorCode::AiFailed,
+                        format!("the hint search failed: {e:#}"),
+                    ))
+                }
             };
             // The connection may be gone by now: then nobody waits for the hint.
             let _ = out.try_send(Outbound::Text(Outgoing::to(id, reply).to_json().into()));
@@ -357,8 +347,7 @@ impl Session {
 
     /// Every state of a record's game at once, then its evaluation when the search ends.
     fn review(&mut self, id: Option<u64>, record: &str) -> Result<Vec<Outgoing>, ErrorReply> {
-        let tokens = record_moves(record);
-        let (game, states) = replay_states(&tokens)
+        let (game, states) = replay_record(record)
             .map_err(|e| ErrorReply::new(ErrorCode::BadRecord, format!("not a legal game: {e}")))?;
         let moves: Vec<Move> = game.moves().to_vec();
         let mut replies = vec![Outgoing::to(
@@ -400,10 +389,13 @@ impl Session {
                     evals,
                     by,
                 },
-                Err(e) => Reply::Error(ErrorReply::new(
-                    ErrorCode::AiFailed,
-                    format!("the analysis failed: {e:#}"),
-                )),
+                Err(e) => {
+                    eprintln!("oware serve: an analysis failed: {e:#}");
+                    Reply::Error(ErrorReply::new(
+                        ErrorCode::AiFailed,
+                        format!("the analysis failed: {e:#}"),
+                    ))
+                }
             };
             // As for hints: a connection that left wants no answer.
             let _ = out.try_send(Outbound::Text(Outgoing::to(id, reply).to_json().into()));
@@ -500,7 +492,9 @@ fn spawn_ai_move(hub: Arc<Hub>, table: SharedTable, job: crate::table::AiJob) {
     });
 }
 
+/// Tells everyone at the table that its AI could not move, and logs it for the operator.
 fn notify_failure(t: &Table, why: &str) {
+    eprintln!("oware serve: the AI of game {} failed: {why}", t.id);
     let reply = Reply::Error(ErrorReply::new(
         ErrorCode::AiFailed,
         format!("the AI could not move ({why}): undo, or start a new game"),
@@ -514,13 +508,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_are_read_as_oware_replay_and_play_load_read_them() {
-        assert_eq!(record_moves("c F a\t1-0 captured-25"), vec!["c", "F", "a"]);
-        assert_eq!(record_moves("\n# comment\n d A # x\nb"), vec!["d", "A"]);
-        assert!(record_moves("").is_empty());
-        let (game, states) = replay_states(&["c", "F"]).expect("legal");
-        assert_eq!((game.ply(), states.len()), (2, 3));
-        let e = replay_states(&["c", "c"]).expect_err("illegal");
+    fn records_are_read_as_oware_replay_reads_them() {
+        let (game, states) = replay_record("c F a\t1-0 captured-25").expect("legal");
+        assert_eq!((game.record().as_str(), states.len()), ("c F a", 4));
+        assert_eq!(states[3], PositionView::of(&game));
+        let (game, _) = replay_record("\n# comment\n d A # x\nb").expect("legal");
+        assert_eq!(game.record(), "d A");
+        let (game, states) = replay_record("").expect("the start");
+        assert_eq!((game.ply(), states.len()), (0, 1));
+        let e = replay_record("c c").expect_err("illegal");
         assert!(e.to_string().contains("ply 1"), "{e}");
     }
 }

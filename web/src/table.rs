@@ -4,6 +4,7 @@
 
 use crate::protocol::{ErrorCode, ErrorReply, RefusalReason, SeatName};
 use crate::state::{LastMoveView, PositionView, ResultView, SeatView, TableView, side_title};
+use oware_engine::record::{format_line, moves_text};
 use oware_engine::{EndReason, Game, GameResult, Move, PlayError, Side, Winner};
 use std::sync::Arc;
 use std::time::Instant;
@@ -541,23 +542,26 @@ impl Table {
         }
     }
 
-    /// The record in the format `oware replay` reads: the moves, then (once over) a tab, the
-    /// result from South's side, the reason, the totals and the players.
+    /// The record in the format `oware replay` reads (the engine's one writer): the moves,
+    /// then once over a tab, the result from South's side, the reason, the seeds and the
+    /// players. A resignation or an agreed draw, which the rules do not know, is written in the
+    /// same layout with `resignation` or `agreement` as its reason.
     pub fn record(&self) -> String {
-        let mut line = self.game.record();
-        if let Some((result, score, _)) = self.result_view() {
-            let notation = match result.winner {
-                "south" => "1-0",
-                "north" => "0-1",
-                _ => "1/2-1/2",
-            };
-            let [south, north] = self.seat_names();
-            line.push_str(&format!(
-                "\t{notation} {} {}-{} south={south} north={north}",
-                result.reason, score[0], score[1]
-            ));
-        }
-        line
+        let [south, north] = self.seat_names();
+        let players = Some((south.as_str(), north.as_str()));
+        let Some(closed) = self.closed else {
+            return format_line(self.game.moves(), self.game.result().as_ref(), players);
+        };
+        let (notation, reason) = match closed {
+            Closed::Resigned(Side::South) => ("0-1", "resignation"),
+            Closed::Resigned(Side::North) => ("1-0", "resignation"),
+            Closed::Agreed => ("1/2-1/2", "agreement"),
+        };
+        let [s, n] = self.game.position().captured();
+        format!(
+            "{}\t{notation} {reason} {s}-{n} south={south} north={north}",
+            moves_text(self.game.moves())
+        )
     }
 
     /// The players' names for the record: the AI's spec, or `human`.
