@@ -1,6 +1,6 @@
 //! The HTTP routes and the WebSocket protocol, against the built binary.
 
-use super::server::{Client, Server, moves_line, replay_fields, replay_json};
+use super::server::{Server, moves_line, replay_fields, replay_json};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
@@ -239,7 +239,7 @@ async fn a_room_game_between_two_clients() {
     let fresh = host.state_where(|s| s["ply"] == 0 && s["terminal"] == false).await;
     assert_eq!(fresh["moves"], json!([]));
     host.send(json!({"type": "move", "house": "a"})).await;
-    host.expect_error("illegal_move").await;
+    host.expect_error("not_your_turn").await;
     guest.play("d", 1).await;
     host.send(json!({"type": "resign"})).await;
     let end = guest.state_where(|s| s["terminal"] == true).await;
@@ -255,8 +255,10 @@ async fn idle_rooms_and_connections_expire() {
         .join(json!({"type": "create_room", "side": "random"}))
         .await;
     let code = joined["code"].as_str().expect("code").to_string();
-    let e = host.expect_error("expired").await;
-    assert!(e["message"].as_str().expect("message").contains("expired"), "{e}");
+    // The room expires, and so does the host's silent connection (whichever comes first).
+    host.expect_error("expired").await;
+    // The sweep runs four times per idle limit: give it two rounds.
+    tokio::time::sleep(Duration::from_millis(600)).await;
     let mut late = server.client().await;
     late.send(json!({"type": "join_room", "code": code})).await;
     late.expect_error("not_found").await;

@@ -9,6 +9,7 @@
 use super::common::scratch;
 use super::server::{Server, replay_json};
 use fantoccini::{Client, ClientBuilder, Locator};
+use image::GenericImageView;
 use serde_json::{Value, json};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -283,15 +284,15 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
     screenshot(&b, &std::env::temp_dir().join("serve-review.png")).await;
 
     // The download is the record `oware replay` reads; loading it back reviews the same game.
-    let record = b
-        .execute_async(
-            "const done = arguments[0]; fetch(document.getElementById('download').href).then(r => r.text()).then(done);",
-            vec![],
-        )
-        .await
-        .expect("the download");
+    let prefix = "data:text/plain;charset=utf-8,";
+    let href = js(&b, "document.getElementById('download').href").await;
+    let href = href.as_str().expect("a link");
+    assert!(href.starts_with(prefix), "{href:.60}");
+    let record = js(&b, &format!("decodeURIComponent({:?})", &href[prefix.len()..])).await;
     let record = record.as_str().expect("text").to_string();
     assert!(record.starts_with(&format!("{moves}\t")), "{record}");
+    assert!(record.contains("south=human north=alphabeta:depth=2"), "{record}");
+    assert_eq!(replay_json(record.trim_end()), replay, "oware replay reads the download");
     let file = scratch("browser-record").join("game.txt");
     std::fs::write(&file, &record).expect("writes the record");
     click(&b, "#btn-close-review").await;

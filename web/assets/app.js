@@ -468,14 +468,14 @@ function onReview(msg) {
     $("seats").textContent = "";
   }
   show("game");
+  notice("", "");
   $("review").hidden = false;
   $("graph-caption").textContent = "Evaluating every position…";
   $("btn-back-live").hidden = !live || !!(app.state && app.state.terminal);
   const full = live ? app.state.record : msg.record;
-  const blob = new Blob([full + "\n"], { type: "text/plain" });
+  // A data: link (a record is at most a few KB), so the page needs no blob: permission.
   const a = $("download");
-  if (a.href.startsWith("blob:")) URL.revokeObjectURL(a.href);
-  a.href = URL.createObjectURL(blob);
+  a.href = `data:text/plain;charset=utf-8,${encodeURIComponent(full + "\n")}`;
   a.download = `oware-${new Date().toISOString().slice(0, 10)}.txt`;
   document.body.dataset.review = "yes";
   renderReview();

@@ -40,8 +40,11 @@ pub const MAX_TRACKED_ADDRESSES: usize = 4096;
 pub const MAX_AI_QUEUE: usize = 256;
 /// Seconds between the server's WebSocket pings; a peer silent for three of them is dropped.
 pub const PING_SECS: u64 = 15;
-/// Messages that may wait for a slow connection before it is dropped.
+/// Messages that may wait for a slow connection; past them the connection's next message is
+/// read only once there is room again.
 pub const OUTBOX: usize = 64;
+/// Seconds a full outbox may stay full before its connection is dropped as not reading.
+pub const SEND_PATIENCE_SECS: u64 = 5;
 
 /// Everything `oware serve` needs to run.
 #[derive(Clone, Debug)]

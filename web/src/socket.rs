@@ -1,7 +1,7 @@
 //! One WebSocket connection: reads messages into its [`Session`], writes answers and table
 //! events through a bounded outbox, pings the peer, and closes idle or silent connections.
 
-use crate::config::{OUTBOX, PING_SECS};
+use crate::config::{OUTBOX, PING_SECS, SEND_PATIENCE_SECS};
 use crate::hub::{ConnectionSlot, Hub};
 use crate::protocol::{ErrorCode, ErrorReply, Outgoing, Reply};
 use crate::session::{Outbound, Session};
@@ -19,9 +19,18 @@ const CLOSE_POLICY: u16 = 1008;
 /// WebSocket close code: message too big.
 const CLOSE_TOO_BIG: u16 = 1009;
 
-/// Queues `message`; `false` when the outbox is full (the peer does not read) or closed.
+/// Queues `message` without waiting; `false` when the outbox is full or closed.
 fn push(out: &mpsc::Sender<Outbound>, message: Outbound) -> bool {
     out.try_send(message).is_ok()
+}
+
+/// Queues `message`, waiting up to [`SEND_PATIENCE_SECS`] for room in the outbox: a peer that
+/// sends faster than it reads is slowed down (its next message is read only then), and one
+/// that does not read at all is dropped. `false` when it must be dropped.
+async fn deliver(out: &mpsc::Sender<Outbound>, message: Outbound) -> bool {
+    out.send_timeout(message, Duration::from_secs(SEND_PATIENCE_SECS))
+        .await
+        .is_ok()
 }
 
 /// Serves one upgraded connection until it closes; `slot` holds its place in the limit.
@@ -67,11 +76,14 @@ pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: Connectio
                 match frame {
                     Some(Ok(Message::Text(t))) => {
                         last_message = now;
-                        let replies = session.handle(t.as_str());
-                        if !replies
-                            .into_iter()
-                            .all(|r| push(&out, Outbound::Text(r.to_json().into())))
-                        {
+                        let mut read = true;
+                        for r in session.handle(t.as_str()) {
+                            if !deliver(&out, Outbound::Text(r.to_json().into())).await {
+                                read = false;
+                                break;
+                            }
+                        }
+                        if !read {
                             push(&out, Outbound::Close(CLOSE_POLICY, "not reading".into()));
                             break;
                         }
@@ -79,7 +91,7 @@ pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: Connectio
                     Some(Ok(Message::Binary(_))) => {
                         last_message = now;
                         let reply = session.handle_binary();
-                        if !push(&out, Outbound::Text(reply.to_json().into())) {
+                        if !deliver(&out, Outbound::Text(reply.to_json().into())).await {
                             break;
                         }
                     }
@@ -102,7 +114,7 @@ pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: Connectio
             }
             event = session.next_event() => {
                 if let Some(message) = session.on_event(event)
-                    && !push(&out, Outbound::Text(message))
+                    && !deliver(&out, Outbound::Text(message)).await
                 {
                     push(&out, Outbound::Close(CLOSE_POLICY, "not reading".into()));
                     break;
