@@ -1,11 +1,11 @@
 //! `oware serve`: the board in a browser (vs AI, two on one device, friend rooms); the server
 //! itself is the `oware-web` crate.
 
+use oware_web::ServeConfig;
 use oware_web::config::{
     DEFAULT_ADDR, DEFAULT_ANALYSIS_SPEC, DEFAULT_IDLE_SECS, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_GAMES, DEFAULT_MAX_ROOMS, default_ai_threads, default_ais,
 };
-use oware_web::ServeConfig;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
@@ -54,7 +54,10 @@ pub struct Args {
 /// Runs `oware serve`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.idle_timeout.is_finite() && args.idle_timeout > 0.0) {
-        anyhow::bail!("--idle-timeout {} must be a positive number of seconds", args.idle_timeout);
+        anyhow::bail!(
+            "--idle-timeout {} must be a positive number of seconds",
+            args.idle_timeout
+        );
     }
     if args.max_rooms == 0 && args.max_games == 0 {
         anyhow::bail!("--max-rooms 0 with --max-games 0 leaves nothing to play");

@@ -28,7 +28,11 @@ fn http_serves_the_page_its_files_and_info() {
         ("/favicon.svg", "image/svg+xml"),
     ] {
         let (status, ctype, body) = server.get(path);
-        assert_eq!((status, ctype.starts_with(kind)), (200, true), "{path}: {ctype}");
+        assert_eq!(
+            (status, ctype.starts_with(kind)),
+            (200, true),
+            "{path}: {ctype}"
+        );
         assert!(body.len() > 100, "{path}");
     }
     let (status, _, body) = server.get("/api/info");
@@ -78,13 +82,19 @@ async fn a_full_game_against_the_ai() {
     let hint = c.expect("hint").await;
     assert_eq!(hint["id"], 5);
     assert!(legal(&state).contains(&hint["move"].as_str().expect("move").to_string()));
-    assert!(hint["value"].as_f64().is_some_and(|v| (-1.0..=1.0).contains(&v)));
+    assert!(
+        hint["value"]
+            .as_f64()
+            .is_some_and(|v| (-1.0..=1.0).contains(&v))
+    );
 
     // Two moves and their replies, then undo: back to one pair.
     for ply in [0u64, 2] {
         let mv = legal(&state)[0].clone();
         c.play(&mv, ply + 1).await;
-        state = c.state_where(|s| s["ply"] == ply + 2 && s["ai_thinking"] == false).await;
+        state = c
+            .state_where(|s| s["ply"] == ply + 2 && s["ai_thinking"] == false)
+            .await;
         assert_eq!(state["to_move"], "south");
     }
     c.send(json!({"type": "undo"})).await;
@@ -101,21 +111,32 @@ async fn a_full_game_against_the_ai() {
         c.send(json!({"type": "move", "house": mv})).await;
         state = c
             .state_where(|s| {
-                s["terminal"] == true || (s["ply"].as_u64() > Some(ply + 1) && s["ai_thinking"] == false)
+                s["terminal"] == true
+                    || (s["ply"].as_u64() > Some(ply + 1) && s["ai_thinking"] == false)
             })
             .await;
     }
     let line = moves_line(&state);
     let replay = replay_json(&line);
     let states = replay["states"].as_array().expect("states");
-    assert_eq!(replay_fields(&state), states[states.len() - 1], "final state");
+    assert_eq!(
+        replay_fields(&state),
+        states[states.len() - 1],
+        "final state"
+    );
     assert!(state["ending"].as_str().is_some_and(|e| !e.is_empty()));
-    assert!(state["record"].as_str().expect("record").starts_with(&format!("{line}\t")));
+    assert!(
+        state["record"]
+            .as_str()
+            .expect("record")
+            .starts_with(&format!("{line}\t"))
+    );
     c.send(json!({"type": "move", "house": "a"})).await;
     c.expect_error("game_over").await;
 
     // The review: every state as oware replay gives it, then an evaluation per state.
-    c.send(json!({"type": "review", "record": state["record"]})).await;
+    c.send(json!({"type": "review", "record": state["record"]}))
+        .await;
     let review = c.expect("review").await;
     assert_eq!(&review["states"], &replay["states"]);
     let analysis = c.expect("analysis").await;
@@ -143,7 +164,8 @@ async fn as_north_the_ai_opens() {
     c.send(json!({"type": "move", "house": "a"})).await;
     let e = c.expect_error("illegal_move").await;
     assert_eq!(e["reason"], "other-row");
-    c.send(json!({"type": "new_ai", "ai": 3, "side": "north"})).await;
+    c.send(json!({"type": "new_ai", "ai": 3, "side": "north"}))
+        .await;
     c.expect_error("bad_message").await;
 }
 
@@ -161,7 +183,10 @@ async fn a_room_game_between_two_clients() {
     assert_eq!(joined["link"], format!("/?room={code}"));
     assert_eq!(joined["seat"], "south");
     let host_token = joined["token"].as_str().expect("token").to_string();
-    assert_ne!(host_token, code, "the seat is held by a secret, not by the code");
+    assert_ne!(
+        host_token, code,
+        "the seat is held by a secret, not by the code"
+    );
 
     let mut guest = server.client().await;
     let (joined, _) = guest
@@ -169,7 +194,8 @@ async fn a_room_game_between_two_clients() {
         .await;
     assert_eq!(joined["seat"], "north");
     let guest_token = joined["token"].as_str().expect("token").to_string();
-    host.state_where(|s| s["seats"][1]["connected"] == true).await;
+    host.state_where(|s| s["seats"][1]["connected"] == true)
+        .await;
 
     let mut watcher = server.client().await;
     let (joined, _) = watcher.join(json!({"type": "watch", "code": code})).await;
@@ -184,14 +210,25 @@ async fn a_room_game_between_two_clients() {
     watcher.expect_error("not_your_seat").await;
     guest.send(json!({"type": "move", "house": "A"})).await;
     guest.expect_error("not_your_turn").await;
-    host.send(json!({"type": "move", "house": "A", "id": 9})).await;
+    host.send(json!({"type": "move", "house": "A", "id": 9}))
+        .await;
     let e = host.expect_error("illegal_move").await;
-    assert_eq!((e["reason"].as_str(), e["id"].as_u64()), (Some("other-row"), Some(9)));
-    for bad in ["{", "null", r#"{"type":"move"}"#, r#"{"type":"move","house":"cc"}"#, r#"{"type":"warp"}"#] {
+    assert_eq!(
+        (e["reason"].as_str(), e["id"].as_u64()),
+        (Some("other-row"), Some(9))
+    );
+    for bad in [
+        "{",
+        "null",
+        r#"{"type":"move"}"#,
+        r#"{"type":"move","house":"cc"}"#,
+        r#"{"type":"warp"}"#,
+    ] {
         host.send_text(bad).await;
         host.expect_error("bad_message").await;
     }
-    host.send_message(Message::Binary(vec![1, 2, 3].into())).await;
+    host.send_message(Message::Binary(vec![1, 2, 3].into()))
+        .await;
     host.expect_error("bad_message").await;
     host.send(json!({"type": "hint"})).await;
     host.expect_error("not_allowed").await;
@@ -205,14 +242,19 @@ async fn a_room_game_between_two_clients() {
 
     // The guest drops; the host sees the seat empty; the guest comes back to the same seat.
     drop(guest);
-    host.state_where(|s| s["seats"][1]["connected"] == false).await;
+    host.state_where(|s| s["seats"][1]["connected"] == false)
+        .await;
     let mut guest = server.client().await;
-    let (joined, state) = guest.join(json!({"type": "resume", "token": guest_token})).await;
+    let (joined, state) = guest
+        .join(json!({"type": "resume", "token": guest_token}))
+        .await;
     assert_eq!(joined["seat"], "north");
     assert_eq!(state["moves"], json!(["c", "F"]));
-    host.state_where(|s| s["seats"][1]["connected"] == true).await;
+    host.state_where(|s| s["seats"][1]["connected"] == true)
+        .await;
     let mut bad = server.client().await;
-    bad.send(json!({"type": "resume", "token": "0123456789abcdef0123456789abcdef"})).await;
+    bad.send(json!({"type": "resume", "token": "0123456789abcdef0123456789abcdef"}))
+        .await;
     bad.expect_error("not_found").await;
 
     // A draw offered and declined, offered again and accepted.
@@ -228,22 +270,35 @@ async fn a_room_game_between_two_clients() {
     watcher.expect_error("not_your_seat").await;
     host.send(json!({"type": "accept_draw"})).await;
     let end = guest.state_where(|s| s["terminal"] == true).await;
-    assert_eq!(end["result"], json!({"winner": "draw", "reason": "agreement"}));
-    assert!(end["record"].as_str().expect("record").starts_with("c F a\t1/2-1/2 agreement"));
+    assert_eq!(
+        end["result"],
+        json!({"winner": "draw", "reason": "agreement"})
+    );
+    assert!(
+        end["record"]
+            .as_str()
+            .expect("record")
+            .starts_with("c F a\t1/2-1/2 agreement")
+    );
     watcher.state_where(|s| s["terminal"] == true).await;
 
     // A rematch: both ask, the sides swap; then the host (now North) resigns.
     host.send(json!({"type": "rematch"})).await;
     guest.state_where(|s| s["rematch_offer"] == "south").await;
     guest.send(json!({"type": "rematch"})).await;
-    let fresh = host.state_where(|s| s["ply"] == 0 && s["terminal"] == false).await;
+    let fresh = host
+        .state_where(|s| s["ply"] == 0 && s["terminal"] == false)
+        .await;
     assert_eq!(fresh["moves"], json!([]));
     host.send(json!({"type": "move", "house": "a"})).await;
     host.expect_error("not_your_turn").await;
     guest.play("d", 1).await;
     host.send(json!({"type": "resign"})).await;
     let end = guest.state_where(|s| s["terminal"] == true).await;
-    assert_eq!(end["result"], json!({"winner": "south", "reason": "resignation"}));
+    assert_eq!(
+        end["result"],
+        json!({"winner": "south", "reason": "resignation"})
+    );
     assert_eq!(end["ending"], "North resigned: South wins");
 }
 
@@ -284,21 +339,28 @@ async fn limits_on_rooms_games_connections_messages_and_guesses() {
     ]);
     let mut a = server.client().await;
     let mut b = server.client().await;
-    a.join(json!({"type": "create_room", "side": "south"})).await;
-    b.join(json!({"type": "create_room", "side": "north"})).await;
+    a.join(json!({"type": "create_room", "side": "south"}))
+        .await;
+    b.join(json!({"type": "create_room", "side": "north"}))
+        .await;
     let mut c = server.client().await;
-    c.send(json!({"type": "create_room", "side": "south"})).await;
+    c.send(json!({"type": "create_room", "side": "south"}))
+        .await;
     c.expect_error("limit").await;
     c.join(json!({"type": "new_local"})).await;
     // Replacing one's own game does not count twice.
     c.join(json!({"type": "new_local"})).await;
     let mut d = server.client().await;
-    d.send(json!({"type": "new_ai", "ai": 0, "side": "south"})).await;
+    d.send(json!({"type": "new_ai", "ai": 0, "side": "south"}))
+        .await;
     d.expect_error("limit").await;
 
     // Message size: a long message gets an error reply, a huge one closes the connection.
-    d.send_text(&format!(r#"{{"type":"review","record":"{}"}}"#, "c ".repeat(6000)))
-        .await;
+    d.send_text(&format!(
+        r#"{{"type":"review","record":"{}"}}"#,
+        "c ".repeat(6000)
+    ))
+    .await;
     d.expect_error("too_large").await;
     d.send(json!({"type": "ping", "id": 1})).await;
     assert_eq!(d.expect("pong").await["id"], 1);

@@ -157,11 +157,14 @@ async fn drawn_board(b: &Client) -> (Vec<u64>, [u64; 2]) {
 
 /// The move list as drawn.
 async fn drawn_moves(b: &Client) -> String {
-    js(b, "[...document.querySelectorAll('#moves .mv')].map(e => e.textContent).join(' ')")
-        .await
-        .as_str()
-        .expect("moves")
-        .to_string()
+    js(
+        b,
+        "[...document.querySelectorAll('#moves .mv')].map(e => e.textContent).join(' ')",
+    )
+    .await
+    .as_str()
+    .expect("moves")
+    .to_string()
 }
 
 fn as_u64s(v: &Value) -> Vec<u64> {
@@ -175,7 +178,9 @@ fn as_u64s(v: &Value) -> Vec<u64> {
 /// Where the board's screenshot goes.
 fn screenshot_path(name: &str) -> PathBuf {
     if std::env::var_os("OWARE_UPDATE_SCREENSHOT").is_some_and(|v| v == "1") {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name)
     } else {
         std::env::temp_dir().join(name)
     }
@@ -198,16 +203,32 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
     let server = Server::start(&["--ai", "alphabeta:depth=2"]);
     let b = driver.browser(1100, 820).await;
     b.goto(&server.url("/")).await.expect("loads the page");
-    until(&b, "document.querySelectorAll('#ai-select option').length === 1").await;
-    until(&b, "document.getElementById('conn').textContent === 'connected'").await;
+    until(
+        &b,
+        "document.querySelectorAll('#ai-select option').length === 1",
+    )
+    .await;
+    until(
+        &b,
+        "document.getElementById('conn').textContent === 'connected'",
+    )
+    .await;
     click(&b, "#start-ai").await;
-    until(&b, "document.body.dataset.view === 'game' && document.body.dataset.turn === 'mine'").await;
+    until(
+        &b,
+        "document.body.dataset.view === 'game' && document.body.dataset.turn === 'mine'",
+    )
+    .await;
     let (board, captured) = drawn_board(&b).await;
     assert_eq!((board, captured), (vec![4; 12], [0, 0]));
 
     // A tap on the other row is refused with its reason, and changes nothing.
     click(&b, ".house[data-house='A']").await;
-    until(&b, "document.getElementById('notice').textContent.includes(\"North's row\")").await;
+    until(
+        &b,
+        "document.getElementById('notice').textContent.includes(\"North's row\")",
+    )
+    .await;
     assert_eq!(js(&b, "document.body.dataset.ply").await, "0");
 
     let mut shot = false;
@@ -225,15 +246,25 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
             // The sowing animation was seen for the first moves; switch it off to go faster.
             click(&b, "#animate").await;
         }
-        let ply: u64 = js(&b, "Number(document.body.dataset.ply)").await.as_u64().expect("ply");
+        let ply: u64 = js(&b, "Number(document.body.dataset.ply)")
+            .await
+            .as_u64()
+            .expect("ply");
         if !shot && ply >= 14 {
             screenshot(&b, &screenshot_path("serve-board.png")).await;
             shot = true;
         }
-        let playable = js(&b, "[...document.querySelectorAll('.house.playable')].map(e => e.dataset.house)").await;
+        let playable = js(
+            &b,
+            "[...document.querySelectorAll('.house.playable')].map(e => e.dataset.house)",
+        )
+        .await;
         let playable = playable.as_array().expect("houses");
         assert!(!playable.is_empty(), "my turn with no playable house");
-        let house = playable[turn % playable.len()].as_str().expect("letter").to_string();
+        let house = playable[turn % playable.len()]
+            .as_str()
+            .expect("letter")
+            .to_string();
         if turn == 5 {
             // The keyboard plays too: the key of the house's letter.
             b.find(Locator::Css("body"))
@@ -261,7 +292,11 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
     assert_eq!(captured.to_vec(), as_u64s(&last["captured"]));
     let status = text(&b, "status").await;
     let winner = last["result"]["winner"].as_str().expect("winner");
-    let expected = if winner == "draw" { "Draw".to_string() } else { format!("{}{} wins", winner[..1].to_uppercase(), &winner[1..]) };
+    let expected = if winner == "draw" {
+        "Draw".to_string()
+    } else {
+        format!("{}{} wins", winner[..1].to_uppercase(), &winner[1..])
+    };
     assert!(status.starts_with(&expected), "{status} vs {winner}");
 
     // The review: the graph with its turning point, stepping, clicking a move.
@@ -288,11 +323,22 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
     let href = js(&b, "document.getElementById('download').href").await;
     let href = href.as_str().expect("a link");
     assert!(href.starts_with(prefix), "{href:.60}");
-    let record = js(&b, &format!("decodeURIComponent({:?})", &href[prefix.len()..])).await;
+    let record = js(
+        &b,
+        &format!("decodeURIComponent({:?})", &href[prefix.len()..]),
+    )
+    .await;
     let record = record.as_str().expect("text").to_string();
     assert!(record.starts_with(&format!("{moves}\t")), "{record}");
-    assert!(record.contains("south=human north=alphabeta:depth=2"), "{record}");
-    assert_eq!(replay_json(record.trim_end()), replay, "oware replay reads the download");
+    assert!(
+        record.contains("south=human north=alphabeta:depth=2"),
+        "{record}"
+    );
+    assert_eq!(
+        replay_json(record.trim_end()),
+        replay,
+        "oware replay reads the download"
+    );
     let file = scratch("browser-record").join("game.txt");
     std::fs::write(&file, &record).expect("writes the record");
     click(&b, "#btn-close-review").await;
@@ -303,7 +349,11 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
         .send_keys(&file.display().to_string())
         .await
         .expect("chooses the file");
-    until(&b, &format!("document.getElementById('rv-pos').textContent === '{n} / {n}'")).await;
+    until(
+        &b,
+        &format!("document.getElementById('rv-pos').textContent === '{n} / {n}'"),
+    )
+    .await;
     assert_eq!(drawn_moves(&b).await, moves);
     assert_eq!(drawn_board(&b).await.0, as_u64s(&last["board"]));
     b.close().await.expect("closes Chromium");
@@ -318,22 +368,42 @@ async fn browser_room_game_between_two_browsers() {
     let host = driver.browser(1000, 800).await;
     let friend = driver.browser(390, 844).await; // a phone-sized screen
     host.goto(&server.url("/")).await.expect("loads the page");
-    until(&host, "document.getElementById('conn').textContent === 'connected'").await;
+    until(
+        &host,
+        "document.getElementById('conn').textContent === 'connected'",
+    )
+    .await;
     click(&host, "#modes button[data-panel='room']").await;
     click(&host, "#create-room").await;
-    until(&host, "document.getElementById('room-code-shown').textContent.length === 6").await;
+    until(
+        &host,
+        "document.getElementById('room-code-shown').textContent.length === 6",
+    )
+    .await;
     let code = text(&host, "room-code-shown").await;
     let link = text(&host, "room-link").await;
     assert!(link.ends_with(&format!("/?room={code}")), "{link}");
 
     friend.goto(&link).await.expect("follows the link");
-    until(&friend, "window.oware.seat === 'north' && document.body.dataset.view === 'game'").await;
+    until(
+        &friend,
+        "window.oware.seat === 'north' && document.body.dataset.view === 'game'",
+    )
+    .await;
     until(&host, "document.getElementById('seats').textContent.includes('North: friend') && !document.getElementById('seats').textContent.includes('not connected')").await;
 
     click(&host, ".house[data-house='c']").await;
-    until(&friend, "document.body.dataset.ply === '1' && document.body.dataset.animating !== 'yes'").await;
+    until(
+        &friend,
+        "document.body.dataset.ply === '1' && document.body.dataset.animating !== 'yes'",
+    )
+    .await;
     click(&friend, ".house[data-house='c']").await;
-    until(&friend, "document.getElementById('notice').textContent.includes(\"South's row\")").await;
+    until(
+        &friend,
+        "document.getElementById('notice').textContent.includes(\"South's row\")",
+    )
+    .await;
     click(&friend, ".house[data-house='F']").await;
     until(&host, "document.body.dataset.ply === '2'").await;
 
@@ -356,8 +426,16 @@ async fn browser_room_game_between_two_browsers() {
     click(&host, "#btn-draw").await;
     until(&friend, "document.getElementById('accept-draw') !== null").await;
     click(&friend, "#accept-draw").await;
-    until(&host, "document.getElementById('status').textContent === 'Draw agreed'").await;
-    until(&friend, "document.getElementById('status').textContent === 'Draw agreed'").await;
+    until(
+        &host,
+        "document.getElementById('status').textContent === 'Draw agreed'",
+    )
+    .await;
+    until(
+        &friend,
+        "document.getElementById('status').textContent === 'Draw agreed'",
+    )
+    .await;
     assert_eq!(drawn_moves(&host).await, "c F a");
     screenshot(&friend, &std::env::temp_dir().join("serve-phone.png")).await;
     friend.close().await.expect("closes Chromium");

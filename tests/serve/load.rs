@@ -34,7 +34,13 @@ fn rss_mib(pid: u32) -> f64 {
 }
 
 /// One player: moves when it is its turn, asks for a rematch when a game ends.
-async fn play(mut c: Client, mut side: &'static str, until: Instant, seed: u64, stats: Arc<Mutex<Stats>>) {
+async fn play(
+    mut c: Client,
+    mut side: &'static str,
+    until: Instant,
+    seed: u64,
+    stats: Arc<Mutex<Stats>>,
+) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut pending: Option<(u64, Instant)> = None;
     let mut over = false;
@@ -52,7 +58,11 @@ async fn play(mut c: Client, mut side: &'static str, until: Instant, seed: u64, 
                 if let Some((p, t0)) = pending
                     && ply == p + 1
                 {
-                    stats.lock().expect("stats").rtts.push(t0.elapsed().as_secs_f64() * 1000.0);
+                    stats
+                        .lock()
+                        .expect("stats")
+                        .rtts
+                        .push(t0.elapsed().as_secs_f64() * 1000.0);
                     pending = None;
                 }
                 if m["terminal"] == true {
@@ -72,7 +82,10 @@ async fn play(mut c: Client, mut side: &'static str, until: Instant, seed: u64, 
                     side = if side == "south" { "north" } else { "south" };
                 }
                 if m["to_move"] == side && pending.is_none() {
-                    let legal: Vec<&Value> = m["legal"].as_array().map(|v| v.iter().collect()).unwrap_or_default();
+                    let legal: Vec<&Value> = m["legal"]
+                        .as_array()
+                        .map(|v| v.iter().collect())
+                        .unwrap_or_default();
                     let mv = legal[rng.random_range(0..legal.len())].clone();
                     tokio::time::sleep(Duration::from_millis(rng.random_range(50..250))).await;
                     pending = Some((ply, Instant::now()));
@@ -96,7 +109,14 @@ async fn load_200_clients_in_100_rooms() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
-    let server = Server::start(&["--ai", "random", "--idle-timeout", "5", "--max-connections", "512"]);
+    let server = Server::start(&[
+        "--ai",
+        "random",
+        "--idle-timeout",
+        "5",
+        "--max-connections",
+        "512",
+    ]);
     let pid = server.pid();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before = rss_mib(pid);
@@ -105,17 +125,36 @@ async fn load_200_clients_in_100_rooms() {
     let mut players = Vec::new();
     for r in 0..ROOMS {
         let mut host = server.client().await;
-        let (joined, _) = host.join(json!({"type": "create_room", "side": "south"})).await;
+        let (joined, _) = host
+            .join(json!({"type": "create_room", "side": "south"}))
+            .await;
         let mut guest = server.client().await;
-        guest.join(json!({"type": "join_room", "code": joined["code"]})).await;
-        players.push(tokio::spawn(play(host, "south", until, 2 * r as u64, stats.clone())));
-        players.push(tokio::spawn(play(guest, "north", until, 2 * r as u64 + 1, stats.clone())));
+        guest
+            .join(json!({"type": "join_room", "code": joined["code"]}))
+            .await;
+        players.push(tokio::spawn(play(
+            host,
+            "south",
+            until,
+            2 * r as u64,
+            stats.clone(),
+        )));
+        players.push(tokio::spawn(play(
+            guest,
+            "north",
+            until,
+            2 * r as u64 + 1,
+            stats.clone(),
+        )));
     }
     // The first moves of the hosts need a state to start from: each gets one when the guest
     // joins (presence), so all rooms are playing now.
     let mut during = Vec::new();
     while Instant::now() < until {
-        tokio::time::sleep(Duration::from_secs(5).min(until.saturating_duration_since(Instant::now()))).await;
+        tokio::time::sleep(
+            Duration::from_secs(5).min(until.saturating_duration_since(Instant::now())),
+        )
+        .await;
         during.push(rss_mib(pid));
     }
     for p in players {
@@ -131,7 +170,11 @@ async fn load_200_clients_in_100_rooms() {
     let mut rtts = stats.rtts.clone();
     rtts.sort_by(|a, b| a.total_cmp(b));
     assert!(!rtts.is_empty(), "no move was played");
-    let (p50, p99, max) = (percentile(&rtts, 0.5), percentile(&rtts, 0.99), rtts[rtts.len() - 1]);
+    let (p50, p99, max) = (
+        percentile(&rtts, 0.5),
+        percentile(&rtts, 0.99),
+        rtts[rtts.len() - 1],
+    );
     let peak = during.iter().copied().fold(0.0, f64::max);
     println!(
         "load: {} clients in {ROOMS} rooms for {secs} s: {} moves ({:.0}/s), {} games finished, {} errors",
@@ -144,11 +187,25 @@ async fn load_200_clients_in_100_rooms() {
     println!("load: move round trip p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms");
     println!(
         "load: server RSS before {before:.1} MiB, during {} MiB (peak {peak:.1}), after {after:.1} MiB; open after: {}",
-        during.iter().map(|m| format!("{m:.1}")).collect::<Vec<_>>().join(" "),
+        during
+            .iter()
+            .map(|m| format!("{m:.1}"))
+            .collect::<Vec<_>>()
+            .join(" "),
         info["open"]
     );
-    assert!(stats.errors.is_empty(), "errors: {:?}", &stats.errors[..stats.errors.len().min(5)]);
+    assert!(
+        stats.errors.is_empty(),
+        "errors: {:?}",
+        &stats.errors[..stats.errors.len().min(5)]
+    );
     assert!(p99 <= 50.0, "p99 {p99:.1} ms is over the 50 ms target");
-    assert_eq!(info["open"]["rooms"], 0, "rooms left after the clients went");
-    assert!(after <= before + 32.0, "memory did not come back: {before:.1} → {after:.1} MiB");
+    assert_eq!(
+        info["open"]["rooms"], 0,
+        "rooms left after the clients went"
+    );
+    assert!(
+        after <= before + 32.0,
+        "memory did not come back: {before:.1} → {after:.1} MiB"
+    );
 }

@@ -222,7 +222,9 @@ pub fn replay_json(moves: &str) -> Value {
 
 /// The fields of a state that `oware replay --json` also writes.
 pub fn replay_fields(state: &Value) -> Value {
-    let keys = ["board", "captured", "to_move", "ply", "legal", "terminal", "result"];
+    let keys = [
+        "board", "captured", "to_move", "ply", "legal", "terminal", "result",
+    ];
     Value::Object(
         keys.iter()
             .map(|k| (k.to_string(), state[*k].clone()))

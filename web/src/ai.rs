@@ -187,7 +187,10 @@ pub fn choose_job(entry: &AiEntry, game: Game) -> impl FnOnce() -> anyhow::Resul
 
 /// A search to run: South's expected result (-1..1) in every state of the game `moves` make,
 /// the start included, by one player of `entry` (finished states score their result).
-pub fn analysis_job(entry: &AiEntry, moves: Vec<Move>) -> impl FnOnce() -> anyhow::Result<Vec<f32>> + use<> {
+pub fn analysis_job(
+    entry: &AiEntry,
+    moves: Vec<Move>,
+) -> impl FnOnce() -> anyhow::Result<Vec<f32>> + use<> {
     let builder = entry.builder.clone();
     move || {
         let mut player = builder.build(seed())?;
@@ -215,7 +218,10 @@ fn evaluate_for_south(player: &mut dyn oware_engine::Player, game: &Game) -> any
         .choose(game, Limits::default())
         .with_context(|| format!("the analysis player '{}' failed", player.name()))?;
     let value = choice.value.with_context(|| {
-        format!("the analysis player '{}' gives no evaluation", player.name())
+        format!(
+            "the analysis player '{}' gives no evaluation",
+            player.name()
+        )
     })?;
     Ok(south_value(value, game.to_move()))
 }
@@ -250,7 +256,10 @@ mod tests {
         let l = |s: &str| label(&s.parse().expect("spec"));
         assert_eq!(l("alphabeta:depth=5"), "Alpha-beta, 5 plies");
         assert_eq!(l("alphabeta:ms=1000"), "Alpha-beta, 1.0 s a move");
-        assert_eq!(l("mcts:model=runs/r1,sims=400"), "Network r1, MCTS 400 sims");
+        assert_eq!(
+            l("mcts:model=runs/r1,sims=400"),
+            "Network r1, MCTS 400 sims"
+        );
         assert_eq!(l("random"), "Random moves");
     }
 
@@ -272,7 +281,9 @@ mod tests {
         let c = choose_job(&entry, game.clone())().expect("a move");
         assert!(game.legal_moves().contains(c.mv));
         assert!(AiEntry::load("human").is_err());
-        let refused = Roster::load(&["random".to_string()], "random").err().map(|e| e.to_string());
+        let refused = Roster::load(&["random".to_string()], "random")
+            .err()
+            .map(|e| e.to_string());
         assert!(refused.is_some_and(|e| e.contains("evaluates")));
         assert!(AiEntry::load("alphabeta:depth=x").is_err());
     }

@@ -18,7 +18,11 @@ pub const DEFAULT_IDLE_SECS: u64 = 30 * 60;
 /// both in depth and in time per position.
 pub const DEFAULT_ANALYSIS_SPEC: &str = "alphabeta:depth=10,ms=20";
 /// The alpha-beta strengths offered besides the default AI when no `--ai` is given.
-pub const DEFAULT_EXTRA_AIS: [&str; 3] = ["alphabeta:depth=2", "alphabeta:depth=5", "alphabeta:ms=1000"];
+pub const DEFAULT_EXTRA_AIS: [&str; 3] = [
+    "alphabeta:depth=2",
+    "alphabeta:depth=5",
+    "alphabeta:ms=1000",
+];
 
 /// The largest text message the server reads; a longer one gets a `too_large` error reply.
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;

@@ -382,7 +382,10 @@ mod tests {
             (r#"{"type":3}"#, "must be a string"),
             (r#"{"type":"fly"}"#, "bad 'fly' message"),
             (r#"{"type":"move"}"#, "bad 'move' message"),
-            (r#"{"type":"new_ai","ai":-1,"side":"south"}"#, "bad 'new_ai'"),
+            (
+                r#"{"type":"new_ai","ai":-1,"side":"south"}"#,
+                "bad 'new_ai'",
+            ),
         ];
         for (text, want) in cases {
             let (_, e) = parse(text).expect_err(text);

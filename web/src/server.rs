@@ -43,10 +43,22 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
 /// The routes.
 pub fn router(hub: Arc<Hub>) -> Router {
     Router::new()
-        .route("/", get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }))
-        .route("/app.js", get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }))
-        .route("/style.css", get(|| async { asset(STYLE_CSS, "text/css; charset=utf-8") }))
-        .route("/favicon.svg", get(|| async { asset(FAVICON_SVG, "image/svg+xml") }))
+        .route(
+            "/",
+            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset(STYLE_CSS, "text/css; charset=utf-8") }),
+        )
+        .route(
+            "/favicon.svg",
+            get(|| async { asset(FAVICON_SVG, "image/svg+xml") }),
+        )
         .route("/api/info", get(info))
         .route("/ws", get(websocket))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found: the page is at /\n") })

@@ -197,7 +197,12 @@ impl Session {
     }
 
     /// Makes a table and sits at it; a game of this connection's own that it replaces goes.
-    fn create(&mut self, id: Option<u64>, kind: Kind, seat: SeatName) -> Result<Vec<Outgoing>, ErrorReply> {
+    fn create(
+        &mut self,
+        id: Option<u64>,
+        kind: Kind,
+        seat: SeatName,
+    ) -> Result<Vec<Outgoing>, ErrorReply> {
         let replaced = self
             .binding
             .as_ref()
@@ -282,7 +287,10 @@ impl Session {
         let (entry_index, game) = {
             let mut t = lock(&b.table);
             if t.seat_of(b.token.as_deref()) == SeatName::Watcher {
-                return Err(ErrorReply::new(ErrorCode::NotYourSeat, "watchers get no hints"));
+                return Err(ErrorReply::new(
+                    ErrorCode::NotYourSeat,
+                    "watchers get no hints",
+                ));
             }
             let index = match t.kind {
                 Kind::Ai { ai, .. } => ai,
@@ -304,7 +312,10 @@ impl Session {
                 ));
             }
             if t.hint_pending {
-                return Err(ErrorReply::new(ErrorCode::Busy, "a hint is being searched already"));
+                return Err(ErrorReply::new(
+                    ErrorCode::Busy,
+                    "a hint is being searched already",
+                ));
             }
             t.hint_pending = true;
             (index, t.game().clone())
@@ -429,7 +440,9 @@ impl Session {
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 // Missed states: the current one says everything.
-                self.binding.as_ref().map(|b| lock(&b.table).state_message())
+                self.binding
+                    .as_ref()
+                    .map(|b| lock(&b.table).state_message())
             }
             Err(broadcast::error::RecvError::Closed) => {
                 self.binding = None;
@@ -499,7 +512,9 @@ fn notify_failure(t: &Table, why: &str) {
         ErrorCode::AiFailed,
         format!("the AI could not move ({why}): undo, or start a new game"),
     ));
-    t.send(TableEvent::Notice(Outgoing::to(None, reply).to_json().into()));
+    t.send(TableEvent::Notice(
+        Outgoing::to(None, reply).to_json().into(),
+    ));
     t.publish();
 }
 

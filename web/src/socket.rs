@@ -143,7 +143,10 @@ pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: Connectio
     drop(out);
     // A writer stuck on a dead peer is stopped after a second.
     let mut writer = writer;
-    if tokio::time::timeout(Duration::from_secs(1), &mut writer).await.is_err() {
+    if tokio::time::timeout(Duration::from_secs(1), &mut writer)
+        .await
+        .is_err()
+    {
         writer.abort();
     }
     drop(slot);

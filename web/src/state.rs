@@ -101,9 +101,7 @@ impl LastMoveView {
             // Captures run backwards from the last seed; keep that order for the animation.
             for &h in path.iter().rev() {
                 let h = h as usize;
-                if !mover.owns(h)
-                    && after.board()[h] == 0
-                    && !captured_houses.contains(&(h as u8))
+                if !mover.owns(h) && after.board()[h] == 0 && !captured_houses.contains(&(h as u8))
                 {
                     captured_houses.push(h as u8);
                 }

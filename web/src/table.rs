@@ -242,9 +242,9 @@ impl Table {
 
     /// Plays the move `house` for `seat`, checked by the engine.
     pub fn play(&mut self, seat: SeatName, house: &str) -> Result<(), ErrorReply> {
-        let mv: Move = house
-            .parse()
-            .map_err(|e: oware_engine::ParseMoveError| refuse(ErrorCode::BadMessage, e.to_string()))?;
+        let mv: Move = house.parse().map_err(|e: oware_engine::ParseMoveError| {
+            refuse(ErrorCode::BadMessage, e.to_string())
+        })?;
         let side = self.side_of(seat)?;
         self.check_not_over()?;
         let to_move = self.game.to_move();
@@ -368,7 +368,10 @@ impl Table {
             return Err(refuse(ErrorCode::NotAllowed, format!("no undo {why}")));
         }
         if !self.can_undo() {
-            return Err(refuse(ErrorCode::NotAllowed, "there is no move of yours to take back"));
+            return Err(refuse(
+                ErrorCode::NotAllowed,
+                "there is no move of yours to take back",
+            ));
         }
         match self.kind {
             Kind::Ai { human, .. } => {
@@ -459,7 +462,10 @@ impl Table {
         let side = self.side_of(seat)?;
         self.check_not_over()?;
         if self.draw_offer != Some(!side) || seat == SeatName::Both {
-            return Err(refuse(ErrorCode::NotAllowed, "there is no draw offer to accept"));
+            return Err(refuse(
+                ErrorCode::NotAllowed,
+                "there is no draw offer to accept",
+            ));
         }
         self.closed = Some(Closed::Agreed);
         self.end_offers();
@@ -470,7 +476,10 @@ impl Table {
     pub fn decline_draw(&mut self, seat: SeatName) -> Result<String, ErrorReply> {
         let side = self.side_of(seat)?;
         if self.draw_offer != Some(!side) || seat == SeatName::Both {
-            return Err(refuse(ErrorCode::NotAllowed, "there is no draw offer to decline"));
+            return Err(refuse(
+                ErrorCode::NotAllowed,
+                "there is no draw offer to decline",
+            ));
         }
         self.draw_offer = None;
         self.touch();
@@ -519,7 +528,11 @@ impl Table {
                     reason: "resignation",
                 },
                 captured,
-                format!("{} resigned: {} wins", side_title(loser), side_title(!loser)),
+                format!(
+                    "{} resigned: {} wins",
+                    side_title(loser),
+                    side_title(!loser)
+                ),
             )),
             Some(Closed::Agreed) => Some((
                 ResultView {
@@ -718,9 +731,19 @@ mod tests {
         t.accept_draw(SeatName::South).expect("accept");
         let v = t.view();
         assert!(v.position.terminal);
-        assert_eq!(v.position.result.as_ref().map(|r| r.reason), Some("agreement"));
-        assert!(v.record.starts_with("c F\t1/2-1/2 agreement 0-0"), "{}", v.record);
-        assert_eq!(t.play(SeatName::South, "a").expect_err("over").code, ErrorCode::GameOver);
+        assert_eq!(
+            v.position.result.as_ref().map(|r| r.reason),
+            Some("agreement")
+        );
+        assert!(
+            v.record.starts_with("c F\t1/2-1/2 agreement 0-0"),
+            "{}",
+            v.record
+        );
+        assert_eq!(
+            t.play(SeatName::South, "a").expect_err("over").code,
+            ErrorCode::GameOver
+        );
         t.rematch(SeatName::South).expect("ask");
         assert_eq!(t.view().rematch_offer, Some("south"));
         t.rematch(SeatName::North).expect("agree");
@@ -739,12 +762,21 @@ mod tests {
         t.play(SeatName::South, "c").expect("legal");
         let job = t.ai_job().expect("AI to move");
         assert!(t.ai_job().is_none(), "one search at a time");
-        assert_eq!(t.play(SeatName::South, "a").expect_err("thinking").code, ErrorCode::NotYourTurn);
-        assert!(t.ai_moved(job.generation, "F".parse().expect("move")).expect("legal"));
+        assert_eq!(
+            t.play(SeatName::South, "a").expect_err("thinking").code,
+            ErrorCode::NotYourTurn
+        );
+        assert!(
+            t.ai_moved(job.generation, "F".parse().expect("move"))
+                .expect("legal")
+        );
         t.play(SeatName::South, "a").expect("legal");
         let job = t.ai_job().expect("AI to move");
         t.undo(SeatName::South).expect("undo while thinking");
-        assert!(!t.ai_moved(job.generation, "A".parse().expect("move")).expect("stale"));
+        assert!(
+            !t.ai_moved(job.generation, "A".parse().expect("move"))
+                .expect("stale")
+        );
         assert_eq!(t.view().moves, vec!['c', 'F']);
         t.undo(SeatName::South).expect("undo the pair");
         assert_eq!(t.view().moves, Vec::<char>::new());
@@ -752,7 +784,11 @@ mod tests {
 
         let mut t = ai_table(Side::North);
         let job = t.ai_job().expect("the AI opens as South");
-        t.ai_moved(job.generation, "d".parse().expect("move")).expect("legal");
-        assert_eq!(t.undo(SeatName::North).expect_err("nothing").code, ErrorCode::NotAllowed);
+        t.ai_moved(job.generation, "d".parse().expect("move"))
+            .expect("legal");
+        assert_eq!(
+            t.undo(SeatName::North).expect_err("nothing").code,
+            ErrorCode::NotAllowed
+        );
     }
 }

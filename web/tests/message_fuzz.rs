@@ -15,7 +15,6 @@ use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::mpsc;
 
-
 /// Valid messages of every kind, to mutate.
 const VALID: &[&str] = &[
     r#"{"type":"move","house":"c"}"#,
@@ -87,7 +86,11 @@ fn check(session: &mut Session, text: &str) -> Result<(), TestCaseError> {
     let replies = session.handle(text);
     if !valid {
         prop_assert!(!replies.is_empty(), "no answer to {text:?}");
-        prop_assert!(matches!(replies[0].reply, Reply::Error(_)), "{text:?}: {:?}", replies[0]);
+        prop_assert!(
+            matches!(replies[0].reply, Reply::Error(_)),
+            "{text:?}: {:?}",
+            replies[0]
+        );
     }
     for r in &replies {
         let json: Value = serde_json::from_str(&r.to_json()).expect("replies are JSON");
@@ -164,17 +167,32 @@ fn garbage_between_moves_changes_nothing() {
     let mut rng = 12345u64;
     // 18 plies and a piece of garbage each: within the message burst of one connection.
     for ply in 0..18 {
-        let j = if ply == 17 { deep.as_str() } else { junk[ply % junk.len()] };
+        let j = if ply == 17 {
+            deep.as_str()
+        } else {
+            junk[ply % junk.len()]
+        };
         let replies = s.handle(j);
-        assert!(matches!(replies.first().map(|r| &r.reply), Some(Reply::Error(_))), "{j:.20}");
+        assert!(
+            matches!(replies.first().map(|r| &r.reply), Some(Reply::Error(_))),
+            "{j:.20}"
+        );
         let legal = game.legal_moves();
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mv = legal.as_slice()[(rng >> 33) as usize % legal.len()];
         let replies = s.handle(&format!(r#"{{"type":"move","house":"{mv}"}}"#));
-        assert!(replies.is_empty(), "a legal move is answered by the state: {replies:?}");
+        assert!(
+            replies.is_empty(),
+            "a legal move is answered by the state: {replies:?}"
+        );
         game.play(mv).expect("legal");
     }
     let view = s.table_view().expect("at a table");
-    assert_eq!(view.moves, game.moves().iter().map(|m| m.letter()).collect::<Vec<_>>());
+    assert_eq!(
+        view.moves,
+        game.moves().iter().map(|m| m.letter()).collect::<Vec<_>>()
+    );
     assert_eq!(&view.position.board, game.position().board());
 }
