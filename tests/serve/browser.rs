@@ -250,6 +250,29 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
             .await
             .as_u64()
             .expect("ply");
+        if turn == 1 {
+            // A hint: the AI's move and its evaluation, in the notice.
+            click(&b, "#btn-hint").await;
+            until(
+                &b,
+                "/^Hint: [a-f], (about even|good for you|hard for you)/.test(document.getElementById('notice').textContent)",
+            )
+            .await;
+        }
+        if turn == 3 {
+            // Undo takes back my move and the AI's reply.
+            click(&b, "#btn-undo").await;
+            until(
+                &b,
+                &format!(
+                    "Number(document.body.dataset.ply) === {} && document.body.dataset.turn === 'mine'",
+                    ply - 2
+                ),
+            )
+            .await;
+            assert_eq!(drawn_moves(&b).await.split(' ').count() as u64, ply - 2);
+            continue;
+        }
         if !shot && ply >= 14 {
             screenshot(&b, &screenshot_path("serve-board.png")).await;
             shot = true;
@@ -414,6 +437,44 @@ async fn browser_room_game_between_two_browsers() {
     assert_eq!(drawn_board(&friend).await, drawn_board(&host).await);
     assert_eq!(drawn_moves(&friend).await, "c F");
 
+    // Someone watches by code, and a reload keeps them watching.
+    let watcher = driver.browser(800, 700).await;
+    watcher
+        .goto(&server.url("/"))
+        .await
+        .expect("loads the page");
+    until(
+        &watcher,
+        "document.getElementById('conn').textContent === 'connected'",
+    )
+    .await;
+    click(&watcher, "#modes button[data-panel='room']").await;
+    watcher
+        .find(Locator::Css("#room-code"))
+        .await
+        .expect("the code field")
+        .send_keys(&code)
+        .await
+        .expect("types the code");
+    click(&watcher, "#watch-room").await;
+    until(
+        &watcher,
+        "window.oware.seat === 'watcher' && document.body.dataset.ply === '2'",
+    )
+    .await;
+    until(
+        &host,
+        "document.getElementById('seats').textContent.includes('1 watching')",
+    )
+    .await;
+    watcher.refresh().await.expect("reloads");
+    until(
+        &watcher,
+        "window.oware.seat === 'watcher' && document.body.dataset.ply === '2'",
+    )
+    .await;
+    assert_eq!(drawn_board(&watcher).await, drawn_board(&host).await);
+
     // The host plays with the keyboard, the friend answers, then a draw is agreed.
     until(&host, "document.body.dataset.turn === 'mine'").await;
     host.find(Locator::Css("body"))
@@ -437,6 +498,13 @@ async fn browser_room_game_between_two_browsers() {
     )
     .await;
     assert_eq!(drawn_moves(&host).await, "c F a");
+    until(
+        &watcher,
+        "document.getElementById('status').textContent === 'Draw agreed'",
+    )
+    .await;
+    assert_eq!(drawn_moves(&watcher).await, "c F a");
+    watcher.close().await.expect("closes Chromium");
     screenshot(&friend, &std::env::temp_dir().join("serve-phone.png")).await;
     friend.close().await.expect("closes Chromium");
     host.close().await.expect("closes Chromium");
