@@ -13,6 +13,7 @@ mod play;
 mod replay;
 mod report;
 mod selfplay;
+mod serve;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -50,6 +51,8 @@ enum Command {
     Egtb(egtb::Args),
     /// Judge a player's moves on positions from real games with the endgame tables.
     Judge(judge::Args),
+    /// Serve the board in a browser: vs AI, two on one device, friend rooms with a code.
+    Serve(serve::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -67,5 +70,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Ladder(args) => ladder::run(args),
         Command::Egtb(args) => egtb::run(args),
         Command::Judge(args) => judge::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -1,0 +1,79 @@
+//! `oware serve`: the board in a browser (vs AI, two on one device, friend rooms); the server
+//! itself is the `oware-web` crate.
+
+use oware_web::ServeConfig;
+use oware_web::config::{
+    DEFAULT_ADDR, DEFAULT_ANALYSIS_SPEC, DEFAULT_IDLE_SECS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_GAMES, DEFAULT_MAX_ROOMS, default_ai_threads, default_ais,
+};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `oware serve`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Where to listen. The default is reachable from this machine only; give e.g.
+    /// 0.0.0.0:8080 to let others in.
+    #[arg(long, default_value = DEFAULT_ADDR, value_name = "IP:PORT")]
+    addr: SocketAddr,
+
+    /// An AI player to offer (any player spec; repeat for more; the first is the default).
+    /// Default: MCTS with the newest checkpoint under `runs/` (else `alphabeta:ms=1000`),
+    /// and alpha-beta at depth 2 and 5 and at one second a move.
+    #[arg(long = "ai", value_name = "PLAYER")]
+    ai: Vec<String>,
+
+    /// Friend rooms open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_ROOMS, value_name = "N")]
+    max_rooms: usize,
+
+    /// Games against the AI or on one device open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_GAMES, value_name = "N")]
+    max_games: usize,
+
+    /// WebSocket connections open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, value_name = "N")]
+    max_connections: usize,
+
+    /// Seconds without a move after which a room or game expires (and without a message
+    /// after which a connection closes).
+    #[arg(long, default_value_t = DEFAULT_IDLE_SECS as f64, value_name = "SECS")]
+    idle_timeout: f64,
+
+    /// Threads that run AI searches (default: one per core).
+    #[arg(long, value_name = "T")]
+    ai_threads: Option<usize>,
+
+    /// The player that evaluates every position of a reviewed game for the graph.
+    #[arg(long, default_value = DEFAULT_ANALYSIS_SPEC, value_name = "PLAYER")]
+    analysis: String,
+}
+
+/// Runs `oware serve`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.idle_timeout.is_finite() && args.idle_timeout > 0.0) {
+        anyhow::bail!(
+            "--idle-timeout {} must be a positive number of seconds",
+            args.idle_timeout
+        );
+    }
+    if args.max_rooms == 0 && args.max_games == 0 {
+        anyhow::bail!("--max-rooms 0 with --max-games 0 leaves nothing to play");
+    }
+    let ais = if args.ai.is_empty() {
+        default_ais(Path::new("runs"))
+    } else {
+        args.ai
+    };
+    let mut config = ServeConfig::new(args.addr, ais);
+    config.analysis = args.analysis;
+    config.max_rooms = args.max_rooms;
+    config.max_games = args.max_games;
+    config.max_connections = args.max_connections;
+    config.idle = Duration::from_secs_f64(args.idle_timeout);
+    config.ai_threads = args.ai_threads.unwrap_or_else(default_ai_threads).max(1);
+    oware_web::run(config)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,11 @@
+//! `oware serve` tested through the built binary: HTTP and WebSocket clients (`api`), a real
+//! headless Chromium (`browser`), and a load test (`load`, ignored; run it with
+//! `cargo test --release --test serve -- --ignored --nocapture load`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod api;
+mod browser;
+mod load;
+mod server;

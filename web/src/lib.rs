@@ -1,0 +1,29 @@
+//! # oware-web
+//!
+//! `oware serve`: Oware in a browser. One page (HTML, CSS and JavaScript in `assets/`, built
+//! into the binary) talks to the server over a WebSocket with small JSON messages
+//! ([`protocol`]). The server is authoritative: every move is checked by the engine and the
+//! page only draws the states it is sent.
+//!
+//! - [`config`]: settings and every limit, with their defaults.
+//! - [`protocol`]: the messages.
+//! - [`state`]: the JSON of a position (that of `oware replay --json`) and of a table.
+//! - [`table`]: one game and its seats (vs AI, two on one device, friend room).
+//! - [`hub`]: all tables, room codes, seat tokens, expiry, guessing limits.
+//! - [`ai`]: the players offered and the bounded search pool.
+//! - [`session`]: one connection's message handling; [`socket`]: its WebSocket.
+//! - [`server`]: the HTTP routes and the main loop.
+
+pub mod ai;
+pub mod config;
+pub mod hub;
+pub mod protocol;
+pub mod ratelimit;
+pub mod server;
+pub mod session;
+pub mod socket;
+pub mod state;
+pub mod table;
+
+pub use config::ServeConfig;
+pub use server::run;
