@@ -9,6 +9,7 @@
 pub mod alphabeta;
 pub mod arena;
 pub mod atomic;
+pub mod checksum;
 pub mod egtb;
 pub mod elo;
 mod evaluator;

@@ -27,7 +27,6 @@ use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::hash::Hasher;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -189,14 +188,9 @@ pub enum CheckpointError {
     },
 }
 
-/// The project's one file checksum: 64-bit FNV-1a (the `fnv` crate), as recorded in
-/// `meta.json` and at the end of the trainer's `replay.bin`. Every single-byte change changes
-/// it (each step is a bijection). Not cryptographic: it catches damage, not tampering.
-pub fn checksum(data: &[u8]) -> u64 {
-    let mut h = fnv::FnvHasher::default();
-    h.write(data);
-    h.finish()
-}
+/// The project's one file checksum (64-bit FNV-1a), as recorded in `meta.json` and at the end
+/// of the trainer's `replay.bin`.
+pub use oware_engine::checksum::checksum;
 
 fn digest(data: &[u8]) -> FileDigest {
     FileDigest {

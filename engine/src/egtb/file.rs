@@ -1,4 +1,4 @@
-//! Table files: a 64-byte header, then one code per position in index order.
+//! Table files: a 72-byte header, then one code per position in index order.
 //!
 //! | bytes  | field                                                                |
 //! |--------|----------------------------------------------------------------------|
@@ -7,8 +7,8 @@
 //! | 12..44 | rules and meaning of the values, ASCII, zero-padded ([`RULES`])      |
 //! | 44..48 | seeds on the board, u32                                              |
 //! | 48..56 | positions, u64 (`C(n + 11, 11)`)                                     |
-//! | 56..60 | CRC-32 of the codes                                                  |
-//! | 60..64 | CRC-32 of bytes 0..60                                                |
+//! | 56..64 | checksum of the codes, u64 ([`crate::checksum::checksum`], FNV-1a)  |
+//! | 64..72 | checksum of bytes 0..64, u64                                         |
 //!
 //! Files are written with [`crate::atomic::write_atomic_with`], so a crash leaves the old file
 //! or the new one. Reading checks every field, the length and both checksums, then every code;
@@ -16,17 +16,18 @@
 
 use super::index::{MAX_TABLE_SEEDS, table_len};
 use super::table::{Table, TableError};
+use crate::checksum::checksum;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The file format's version.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The rules the tables are built for and what their values mean: Abapa (captures of 2 and 3
 /// chained backwards, grand slam cancelled, must feed, no move and repetition end the game
 /// with each side taking its row), values bounded over all histories.
 pub const RULES: &str = "abapa;rep=own-rows;all-histories";
 /// The header's length in bytes.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 72;
 const MAGIC: &[u8; 8] = b"OWAREGTB";
 
 /// The file name of the table of `n` seeds: `oware-NN.egtb`.
@@ -80,9 +81,9 @@ fn header(n: usize, codes: &[u8]) -> [u8; HEADER_LEN] {
     h[12..12 + RULES.len()].copy_from_slice(RULES.as_bytes());
     h[44..48].copy_from_slice(&(n as u32).to_le_bytes());
     h[48..56].copy_from_slice(&(codes.len() as u64).to_le_bytes());
-    h[56..60].copy_from_slice(&crc32fast::hash(codes).to_le_bytes());
-    let hc = crc32fast::hash(&h[..60]);
-    h[60..64].copy_from_slice(&hc.to_le_bytes());
+    h[56..64].copy_from_slice(&checksum(codes).to_le_bytes());
+    let hc = checksum(&h[..64]);
+    h[64..72].copy_from_slice(&hc.to_le_bytes());
     h
 }
 
@@ -100,6 +101,12 @@ pub fn write_table(dir: &Path, table: &Table) -> Result<PathBuf, FileError> {
         source: e.source,
     })?;
     Ok(path)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
 }
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
@@ -134,7 +141,7 @@ fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
     if &h[..8] != MAGIC {
         return Err("not an endgame table (wrong magic bytes)".to_string());
     }
-    if crc32fast::hash(&h[..60]) != u32_at(h, 60) {
+    if checksum(&h[..64]) != u64_at(h, 64) {
         return Err("damaged header (checksum mismatch)".to_string());
     }
     let version = u32_at(h, 8);
@@ -173,7 +180,7 @@ fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
     if data.len() as u64 > count {
         return Err(format!("{} bytes too long", data.len() as u64 - count));
     }
-    if crc32fast::hash(data) != u32_at(h, 56) {
+    if checksum(data) != u64_at(h, 56) {
         return Err("damaged (checksum of the values does not match)".to_string());
     }
     Table::new(n, data.to_vec()).map_err(|e: TableError| e.to_string())
@@ -243,7 +250,7 @@ mod tests {
                 "too long",
             ),
             (
-                b"PK\x03\x04 something else entirely, long enough to hold a full header....."
+                b"PK\x03\x04 something else entirely, long enough to hold a full header, and more."
                     .to_vec(),
                 "magic",
             ),
