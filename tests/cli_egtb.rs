@@ -259,3 +259,83 @@ fn consumers_take_egtb_dir() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn selfplay_and_training_use_the_tables() {
+    let root = scratch("egtb-selfplay");
+    let dir = root.join("tb");
+    let d = dir.to_str().expect("utf-8");
+    build(d, 10);
+    let egtb = format!("selfplay.egtb={d}");
+    let out = root.join("games");
+    let summary = json(&oware(&[
+        "selfplay",
+        "--model",
+        "fresh",
+        "--games",
+        "12",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--config",
+        "configs/tiny.toml",
+        "--set",
+        &egtb,
+        "--json",
+    ]));
+    assert_eq!(summary["games"], 12);
+    let table_games = summary["table_games"].as_u64().expect("table_games");
+    assert!(
+        table_games > 0,
+        "no game reached an exact table value: {summary}"
+    );
+    assert!(summary["table_plies"].as_u64().expect("table_plies") > 0);
+    assert!(summary["rescored"].as_u64().is_some());
+    // The records keep the ordinary format: every line replays, with a real ending.
+    let games = std::fs::read_to_string(out.join("games.txt")).expect("games.txt");
+    assert_eq!(games.lines().count(), 12);
+    for line in games.lines() {
+        let (_, result) = line.split_once('\t').expect("a result");
+        let reason = result.split(' ').nth(1).expect("a reason");
+        assert!(
+            ["captured-25", "no-move", "repetition", "max-plies"].contains(&reason),
+            "{line}"
+        );
+    }
+    // A tiny training run with the tables, and a missing table directory as a clear error.
+    let run = root.join("run");
+    let o = oware(&[
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--run",
+        run.to_str().expect("utf-8"),
+        "--quiet",
+        "--set",
+        &egtb,
+        "--set",
+        "schedule.max_steps=10",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let config = std::fs::read_to_string(run.join("config.toml")).expect("config.toml");
+    assert!(config.contains(&format!("egtb = \"{d}\"")), "{config}");
+    let missing = root.join("none");
+    let o = oware(&[
+        "selfplay",
+        "--model",
+        "fresh",
+        "--games",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--config",
+        "configs/tiny.toml",
+        "--set",
+        &format!("selfplay.egtb={}", missing.display()),
+    ]);
+    assert!(!o.status.success());
+    let msg = text(&o);
+    assert!(
+        msg.contains("selfplay.egtb") && msg.contains("oware-00.egtb"),
+        "{msg}"
+    );
+}

@@ -58,6 +58,12 @@ pub struct SelfplayConfig {
     pub full_search_prob: f32,
     /// Simulations of the cheap searches.
     pub cheap_sims: u32,
+    /// Endgame tables (a directory built by `oware egtb build`); empty means none. With
+    /// tables, a game that reaches a position of exact table value is finished by perfect
+    /// table play, value targets inside the tables are clamped into the results the tables
+    /// allow, and the search's leaf values are held to them too (see
+    /// [`crate::tablebase`]).
+    pub egtb: String,
 }
 
 impl SelfplayConfig {
@@ -82,6 +88,7 @@ impl Default for SelfplayConfig {
             max_plies: oware_engine::DEFAULT_MAX_PLIES,
             full_search_prob: 0.25,
             cheap_sims: 25,
+            egtb: String::new(),
         }
     }
 }

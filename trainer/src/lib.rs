@@ -15,6 +15,7 @@ pub mod report;
 pub mod rundir;
 pub mod selfplay;
 pub mod state;
+pub mod tablebase;
 pub mod tensorboard;
 pub mod train;
 

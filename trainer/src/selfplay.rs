@@ -6,7 +6,9 @@
 
 use crate::config::{SelfplayConfig, TrainConfig};
 use crate::replay::Sample;
+use crate::tablebase;
 use anyhow::Context;
+use oware_engine::egtb::{TableEvaluator, Tables};
 use oware_engine::mcts::{BatchedSearch, MctsConfig, SlotParams};
 use oware_engine::{EvalError, Evaluation, Evaluator, Game, GameResult, Move, Position, Side};
 use oware_model::NetEvaluator;
@@ -85,6 +87,13 @@ pub struct SelfplayStats {
     pub moves: AtomicU64,
     /// Games finished.
     pub games: AtomicU64,
+    /// Games finished by perfect table play once they reached an exact table value
+    /// (`selfplay.egtb`); counted in `games` too.
+    pub table_games: AtomicU64,
+    /// Plies of those table play-outs (not searched, not in `moves`).
+    pub table_plies: AtomicU64,
+    /// Value targets the tables changed (clamped into the results they allow).
+    pub rescored: AtomicU64,
 }
 
 /// An evaluator that counts what passes through it.
@@ -129,19 +138,37 @@ struct PendingSample {
     position: Position,
     policy: [f32; 6],
     side: Side,
+    /// The results (worst, best, for the mover) the endgame tables allow here, if covered.
+    table_range: Option<(f32, f32)>,
 }
 
-fn finish(game: &Game, pending: &mut Vec<PendingSample>) -> Option<GameRecord> {
+fn finish(
+    game: &Game,
+    pending: &mut Vec<PendingSample>,
+    stats: &SelfplayStats,
+) -> Option<GameRecord> {
     let result = game.result()?;
+    let mut rescored = 0;
     let samples = pending
         .drain(..)
-        .map(|p| Sample {
-            position: p.position,
-            policy: p.policy,
-            value: result.value_for(p.side),
-            margin: result.margin_for(p.side) as f32 / 48.0,
+        .map(|p| {
+            let played = result.value_for(p.side);
+            let value = match p.table_range {
+                Some((worst, best)) => played.clamp(worst, best),
+                None => played,
+            };
+            rescored += u64::from(value != played);
+            Sample {
+                position: p.position,
+                policy: p.policy,
+                value,
+                margin: result.margin_for(p.side) as f32 / 48.0,
+            }
         })
         .collect();
+    if rescored > 0 {
+        stats.rescored.fetch_add(rescored, Ordering::Relaxed);
+    }
     Some(GameRecord {
         moves: game.moves().to_vec(),
         result,
@@ -164,7 +191,10 @@ fn move_params<R: Rng + ?Sized>(sp: &SelfplayConfig, mcts: &MctsConfig, rng: &mu
 }
 
 /// Runs one self-play worker until stopped (or until its share of a game budget is played),
-/// sending finished games to `tx`. Returns when `tx`'s receiver is gone too.
+/// sending finished games to `tx`. Returns when `tx`'s receiver is gone too. With `tables`
+/// (`selfplay.egtb`), leaf values are held to the tables' results, a game that reaches an exact
+/// table value is played out from the tables, and value targets are clamped
+/// ([`crate::tablebase`]).
 ///
 /// # Errors
 /// The evaluator's error (e.g. a network whose outputs are not finite) or an illegal move from
@@ -176,6 +206,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
     control: &WorkerControl<'_>,
     tx: &Sender<GameRecord>,
     seed: u64,
+    tables: Option<&Arc<Tables>>,
 ) -> anyhow::Result<()> {
     let sp: &SelfplayConfig = &config.selfplay;
     let mcts: MctsConfig = config.mcts.clone();
@@ -209,9 +240,11 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
             inner: evaluator.as_ref(),
             stats,
         };
-        let results = driver
-            .search(&counting, &mut rng)
-            .context("evaluating self-play positions")?;
+        let results = match tables {
+            Some(t) => driver.search(&TableEvaluator::new(counting, Arc::clone(t)), &mut rng),
+            None => driver.search(&counting, &mut rng),
+        }
+        .context("evaluating self-play positions")?;
         for (slot, result) in results.into_iter().enumerate() {
             let Some(r) = result else { continue };
             if !active[slot] {
@@ -225,12 +258,26 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                     position: *game.position(),
                     policy: r.policy,
                     side: game.to_move(),
+                    table_range: tables.and_then(|t| tablebase::result_range(t, game)),
                 });
             }
             driver.advance(slot, r.mv)?;
-            let game = driver.game(slot);
+            let played_out = match tables {
+                Some(t)
+                    if !driver.game(slot).is_over()
+                        && tablebase::is_exact(t, driver.game(slot)) =>
+                {
+                    let mut game = driver.game(slot).clone();
+                    let plies = tablebase::play_out(t, &mut game)?;
+                    stats.table_games.fetch_add(1, Ordering::Relaxed);
+                    stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
+                    Some(game)
+                }
+                _ => None,
+            };
+            let game = played_out.as_ref().unwrap_or_else(|| driver.game(slot));
             if game.is_over() {
-                if let Some(record) = finish(game, &mut pending[slot]) {
+                if let Some(record) = finish(game, &mut pending[slot], stats) {
                     stats.games.fetch_add(1, Ordering::Relaxed);
                     if tx.send(record).is_err() {
                         return Ok(());
@@ -350,6 +397,7 @@ where
     E: Evaluator + Send + Sync,
 {
     let workers = config.selfplay.worker_count();
+    let tables = tablebase::load(&config.selfplay.egtb)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("selfplay-{i}"))
@@ -361,9 +409,18 @@ where
         for w in 0..workers {
             let tx = tx.clone();
             let failure = &failure;
+            let tables = tables.as_ref();
             scope.spawn(move |_| {
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    run_worker(config, weights, stats, control, &tx, worker_seed(seed, w))
+                    run_worker(
+                        config,
+                        weights,
+                        stats,
+                        control,
+                        &tx,
+                        worker_seed(seed, w),
+                        tables,
+                    )
                 }));
                 let error = match outcome {
                     Ok(Ok(())) => return,
@@ -485,5 +542,75 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             records.iter().map(|r| r.moves[..4].to_vec()).collect();
         assert!(openings.len() >= 15, "{} distinct openings", openings.len());
+    }
+
+    #[test]
+    fn with_tables_games_end_by_table_play_and_targets_follow_the_tables() {
+        let max = 10;
+        let dir = tempfile::tempdir().expect("temp dir");
+        oware_engine::egtb::build_tables(dir.path(), max, &|_| {}).expect("tables build");
+        let mut config = tiny();
+        config.selfplay.workers = 2;
+        config.selfplay.egtb = dir.path().to_str().expect("utf-8").to_string();
+        let weights = SharedWeights::new(UniformEvaluator);
+        let stats = SelfplayStats::default();
+        let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
+        let left = AtomicU64::new(24);
+        let control = WorkerControl {
+            stop: &stop,
+            pause: &pause,
+            games_left: Some(&left),
+        };
+        let (records, failure) = with_workers(&config, &weights, &stats, &control, 5, |rx, _| {
+            rx.iter().collect::<Vec<_>>()
+        })
+        .expect("the pool starts");
+        assert!(failure.is_none(), "{failure:?}");
+        assert_eq!(records.len(), 24);
+        let tables = Tables::load(dir.path()).expect("tables load");
+        let mut entered = 0;
+        let mut covered = 0;
+        for r in &records {
+            // The record replays to its result, with the real ending.
+            let mut game = Game::with_max_plies(config.selfplay.max_plies);
+            let mut first_exact = None;
+            for &mv in &r.moves {
+                if first_exact.is_none()
+                    && let Some(a) = tables.analyse(&game)
+                    && a.probe.bounds.is_exact()
+                {
+                    first_exact = Some((a.probe, game.to_move()));
+                }
+                game.play(mv).expect("a legal move");
+            }
+            assert_eq!(game.result(), Some(r.result), "the record replays");
+            if let Some((probe, side)) = first_exact {
+                // From the first exact position on the tables played: the result is theirs.
+                entered += 1;
+                let outcome = probe.outcome().expect("exact");
+                if r.result.reason != oware_engine::EndReason::MaxPlies {
+                    assert_eq!(r.result.value_for(side), outcome.value(), "{:?}", r.moves);
+                }
+            }
+            for s in &r.samples {
+                if let Some(p) = tables.probe(&s.position) {
+                    covered += 1;
+                    let (worst, best) = p.outcomes();
+                    assert!(
+                        (worst.value()..=best.value()).contains(&s.value),
+                        "target {} outside the tables' {worst:?}..{best:?}",
+                        s.value
+                    );
+                }
+            }
+        }
+        let table_games = stats.table_games.load(Ordering::Relaxed);
+        assert!(entered > 0, "no game reached the tables of {max} seeds");
+        assert_eq!(
+            table_games, entered,
+            "every game that reached an exact value was played out"
+        );
+        assert!(stats.table_plies.load(Ordering::Relaxed) > 0);
+        assert!(covered > 0, "no recorded position inside the tables");
     }
 }

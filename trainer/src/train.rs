@@ -340,6 +340,19 @@ fn learner_loop(
                         / state.counters.new_samples.max(1) as f64,
                 ),
                 ("selfplay/games", state.meta.games as f64),
+                // Endgame tables (`selfplay.egtb`), counted since this start of the run.
+                (
+                    "selfplay/table_games",
+                    ctx.stats.table_games.load(Ordering::Relaxed) as f64,
+                ),
+                (
+                    "selfplay/table_plies",
+                    ctx.stats.table_plies.load(Ordering::Relaxed) as f64,
+                ),
+                (
+                    "selfplay/rescored",
+                    ctx.stats.rescored.load(Ordering::Relaxed) as f64,
+                ),
             ] {
                 log(tb, tag, v, step)?;
             }

@@ -1,0 +1,165 @@
+//! Endgame tables in self-play (`selfplay.egtb = "DIR"`): a game that enters the tables with
+//! an exact value is finished by perfect play from the tables, and the value targets of
+//! positions inside the tables are held to what the tables prove.
+//!
+//! # Ending a game in the tables
+//! The record format has no "adjudicated" ending, so a game is not cut off with an invented
+//! reason: once the position (with the game's own history, [`Tables::analyse`]) has an exact
+//! value, both sides play table moves that keep it — each time a move whose interval starts at
+//! the position's value — until the game really ends. Exactness carries over from one position
+//! to the next (see [`play_out`]), so the game ends with the final score the tables give (by
+//! capture of 25, no move, or repetition, whichever perfect play reaches; the 25-seed ending
+//! can stop the count early but never changes the result), and its record line replays like any
+//! other game. Only the ply limit, which the tables do not model, can end it otherwise.
+//!
+//! # Value targets
+//! A recorded position whose board the tables cover gets, at the moment it is searched, the
+//! interval of results its history allows. When the game ends, its value target (the game's
+//! result for the mover) is clamped into that interval: where the interval is exact the target
+//! becomes the exact result; where it is cycle-dependent, a result outside the bound is moved
+//! to the nearest result inside it, and one inside stays. The margin target stays the game's.
+
+use anyhow::Context;
+use oware_engine::Game;
+use oware_engine::egtb::Tables;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Loads the tables of `selfplay.egtb`, or `None` when it is empty (off).
+///
+/// # Errors
+/// A missing, damaged or mismatched table file, named in the message.
+pub fn load(dir: &str) -> anyhow::Result<Option<Arc<Tables>>> {
+    if dir.is_empty() {
+        return Ok(None);
+    }
+    let tables = Tables::load(Path::new(dir))
+        .with_context(|| format!("loading the endgame tables of selfplay.egtb = \"{dir}\""))?;
+    Ok(Some(Arc::new(tables)))
+}
+
+/// The range of results (−1, 0 or 1 for the side to move) the tables allow at the game's
+/// position given its history, or `None` when the board is not covered or the game is over.
+pub fn result_range(tables: &Tables, game: &Game) -> Option<(f32, f32)> {
+    let (worst, best) = tables.analyse(game)?.probe.outcomes();
+    Some((worst.value(), best.value()))
+}
+
+/// Whether the game's position has an exact value in the tables (given its history).
+pub fn is_exact(tables: &Tables, game: &Game) -> bool {
+    tables
+        .analyse(game)
+        .is_some_and(|a| a.probe.bounds.is_exact())
+}
+
+/// Finishes a game whose position has an exact value by perfect play from the tables; returns
+/// the plies played.
+///
+/// At a position of exact value `v` (for its mover) every move's interval lies within `[0, v]`
+/// and some move's starts at `v`; that move's child then has the exact value `n' − (v − c)`
+/// for its own mover (`c` seeds captured, `n'` left), so every position of the play-out is
+/// exact and each side secures its share. The game ends because positions since the last
+/// capture cannot repeat forever (and at the ply limit).
+///
+/// # Errors
+/// A position the tables do not cover or without a move that keeps the value (a table that
+/// contradicts itself), or an illegal move — none of which a sound table allows.
+pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
+    let mut plies = 0;
+    while !game.is_over() {
+        let analysis = tables.analyse(game).with_context(|| {
+            format!(
+                "playing out a table ending: the tables do not cover ply {}",
+                game.ply()
+            )
+        })?;
+        let value = analysis.probe.bounds.lo;
+        let mv = analysis
+            .moves
+            .iter()
+            .find(|m| m.bounds.lo >= value)
+            .map(|m| m.mv)
+            .with_context(|| {
+                format!(
+                    "playing out a table ending: no move keeps the value {value} at ply {}",
+                    game.ply()
+                )
+            })?;
+        game.play(mv)
+            .context("playing out a table ending: an illegal table move")?;
+        plies += 1;
+    }
+    Ok(plies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oware_engine::egtb::{Boards, Table, solve_table, table_len};
+    use oware_engine::{Position, Side};
+
+    /// The tables of 0..=`max` seeds, solved in memory.
+    fn tiny_tables(max: u8) -> Tables {
+        let mut tables: Vec<Table> = Vec::new();
+        for n in 0..=max {
+            let (t, _) = solve_table(n, &tables, &|_| {});
+            tables.push(t);
+        }
+        Tables::from_tables(Path::new("memory"), tables)
+    }
+
+    #[test]
+    fn a_play_out_reaches_the_final_score_the_tables_give() {
+        let tables = tiny_tables(6);
+        // Every board of 4 to 6 seeds, South and North to move, with captured totals that
+        // leave the result open.
+        let mut checked = 0;
+        for (n, board) in (4..=6usize)
+            .flat_map(|n| Boards::new(n, 0, table_len(n)).map(move |(_, board)| (n as u8, board)))
+        {
+            for side in [Side::South, Side::North] {
+                let south = (48 - n) / 2;
+                let pos = Position::from_parts(board, [south, 48 - n - south], side)
+                    .expect("valid position");
+                let mut game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+                if game.is_over() || !is_exact(&tables, &game) {
+                    continue;
+                }
+                // The interval with the game's (empty) history: what the play-out follows.
+                let probe = tables.analyse(&game).expect("covered").probe;
+                let outcome = probe.outcome().expect("an exact value decides the result");
+                let (final_lo, _) = probe.final_seeds();
+                play_out(&tables, &mut game).expect("plays out");
+                let result = game.result().expect("the game is over");
+                assert_eq!(result.value_for(side), outcome.value(), "{board:?} {side}");
+                if result.reason != oware_engine::EndReason::Captured25 {
+                    // Without the early stop at 25 the mover ends with exactly its share.
+                    assert_eq!(result.score[side.index()] as u32, final_lo, "{board:?}");
+                }
+                // The record replays to the same result.
+                let replayed = Game::replay_from(
+                    pos,
+                    oware_engine::DEFAULT_MAX_PLIES,
+                    game.moves().iter().copied(),
+                    |_, _, _| {},
+                );
+                assert_eq!(replayed.ok().and_then(|g| g.result()), Some(result));
+                checked += 1;
+            }
+        }
+        assert!(checked >= 100, "only {checked} exact positions checked");
+    }
+
+    #[test]
+    fn an_empty_directory_setting_is_off_and_a_missing_one_is_an_error() {
+        assert!(load("").expect("off").is_none());
+        let dir = tempfile::tempdir().expect("temp dir");
+        let missing = dir.path().join("none");
+        let err = load(missing.to_str().expect("utf-8")).expect_err("no tables");
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("selfplay.egtb") && msg.contains("oware-00.egtb"),
+            "{msg}"
+        );
+    }
+}
