@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand. Each module has an `Args` struct (whose doc
 //! comments are the help text) and a `run` function.
 
+mod bench;
 mod device;
 mod engine;
 mod perft;
@@ -40,6 +41,8 @@ enum Command {
     Engine(engine::Args),
     /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
     Report(report::Args),
+    /// Measure the network on a device: inference service and direct evaluations/s, learner steps/s.
+    Bench(bench::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -54,5 +57,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

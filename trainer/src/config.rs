@@ -58,6 +58,48 @@ pub struct SelfplayConfig {
     pub full_search_prob: f32,
     /// Simulations of the cheap searches.
     pub cheap_sims: u32,
+    /// Where the workers' leaf batches are evaluated: each on its own thread (`per_worker`),
+    /// or merged by one inference thread per device (`service`); `auto` picks `per_worker`
+    /// on the CPU and `service` on a GPU.
+    pub inference: InferenceMode,
+    /// Service only: a merged batch runs once it holds this many positions.
+    pub inference_max_batch: usize,
+    /// Service only: the longest wait in microseconds, from the first pending batch, for the
+    /// other workers' batches (a merged batch runs at once when every worker has submitted).
+    pub inference_wait_us: u64,
+}
+
+/// `selfplay.inference`: who runs the self-play network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InferenceMode {
+    /// `per_worker` on the CPU, `service` on a GPU.
+    #[default]
+    Auto,
+    /// One inference thread per device evaluates the merged batches of all workers.
+    Service,
+    /// Every worker evaluates its own batches with its own view of the weights.
+    PerWorker,
+}
+
+impl InferenceMode {
+    /// The mode used on `device`: `Auto` resolved.
+    pub fn resolve(self, device: oware_model::DeviceKind) -> InferenceMode {
+        match (self, device) {
+            (InferenceMode::Auto, oware_model::DeviceKind::Cpu) => InferenceMode::PerWorker,
+            (InferenceMode::Auto, _) => InferenceMode::Service,
+            (mode, _) => mode,
+        }
+    }
+
+    /// The config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            InferenceMode::Auto => "auto",
+            InferenceMode::Service => "service",
+            InferenceMode::PerWorker => "per_worker",
+        }
+    }
 }
 
 impl SelfplayConfig {
@@ -82,6 +124,9 @@ impl Default for SelfplayConfig {
             max_plies: oware_engine::DEFAULT_MAX_PLIES,
             full_search_prob: 0.25,
             cheap_sims: 25,
+            inference: InferenceMode::Auto,
+            inference_max_batch: 16_384,
+            inference_wait_us: 2_000,
         }
     }
 }
@@ -306,6 +351,16 @@ impl TrainConfig {
         check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
             "must be at least 1".into()
         })?;
+        check(
+            (1..=1 << 20).contains(&s.inference_max_batch),
+            "selfplay.inference_max_batch",
+            || format!("{} is outside 1..=1048576", s.inference_max_batch),
+        )?;
+        check(
+            s.inference_wait_us <= 1_000_000,
+            "selfplay.inference_wait_us",
+            || format!("{} is more than 1000000 (one second)", s.inference_wait_us),
+        )?;
         let r = &self.replay;
         check(r.capacity >= 1, "replay.capacity", || {
             "must be at least 1".into()
