@@ -63,6 +63,13 @@ field() {
     grep -o "\"$1\":[^,}]*" "$2" | head -n 1 | cut -d: -f2
 }
 
+# The same, rounded to a whole number.
+num() {
+    local v
+    v=$(field "$1" "$2")
+    printf '%.0f' "${v:-0}" 2>/dev/null || printf '%s' "$v"
+}
+
 section() {
     echo
     echo "== $* =="
@@ -79,8 +86,8 @@ section "network throughput (oware bench)"
 section "self-play, $selfplay_seconds s, fresh network"
 "$bin" selfplay --model fresh --seconds "$selfplay_seconds" --out "$out/selfplay" \
     --config "$config" --device "$device" ${sets[@]+"${sets[@]}"} --json >"$out/selfplay.json"
-echo "positions/s $(field positions_per_sec "$out/selfplay.json"), moves/s $(field moves_per_sec "$out/selfplay.json"), simulations/s $(field sims_per_sec "$out/selfplay.json"), evaluations/s $(field evals_per_sec "$out/selfplay.json")"
-echo "inference $(field inference "$out/selfplay.json"), mean network batch $(field mean_network_batch "$out/selfplay.json"), workers $(field workers "$out/selfplay.json") x $(field games_per_worker "$out/selfplay.json") games"
+echo "positions/s $(num positions_per_sec "$out/selfplay.json"), moves/s $(num moves_per_sec "$out/selfplay.json"), simulations/s $(num sims_per_sec "$out/selfplay.json"), evaluations/s $(num evals_per_sec "$out/selfplay.json")"
+echo "inference $(field inference "$out/selfplay.json"), mean network batch $(num mean_network_batch "$out/selfplay.json"), workers $(field workers "$out/selfplay.json") x $(field games_per_worker "$out/selfplay.json") games"
 
 section "training, $train_minutes min, then one evaluation"
 # The run stops at the time limit and evaluates once at the end (against the default config's
@@ -98,6 +105,6 @@ echo "checkpoint: $out/run/checkpoints/$(cat "$out/run/checkpoints/latest")"
 
 section "summary"
 echo "device: $(grep -o '"description":"[^"]*"' "$out/bench.json" | cut -d'"' -f4)"
-echo "self-play positions/s: $(field positions_per_sec "$out/selfplay.json")"
+echo "self-play positions/s: $(num positions_per_sec "$out/selfplay.json")"
 echo "learner steps/s: $(field steps_per_sec "$out/bench.json") at batch $(field batch_size "$out/bench.json")"
 echo "figures in $out/bench.json, $out/selfplay.json, $out/run/eval.jsonl"

@@ -29,6 +29,9 @@ fn selfplay_through_the_service_merges_the_workers_batches() {
         TINY,
         "--set",
         "selfplay.workers=2",
+        // 2 x 3 slots for 6 games: both workers play from the start.
+        "--set",
+        "selfplay.games_per_worker=3",
         "--set",
         "selfplay.inference=service",
         "--json",

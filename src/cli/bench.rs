@@ -262,9 +262,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let d = bench_direct(&ev, b, args.seconds, &mut rng)?;
         say(format!(
             "batch {:>6}: service {:>10.0} evaluations/s ({} callers, mean network batch {:.0}); direct {:>10.0} evaluations/s",
-            s["batch"],
+            s["batch"].as_u64().unwrap_or(0),
             s["evals_per_sec"].as_f64().unwrap_or(0.0),
-            s["callers"],
+            s["callers"].as_u64().unwrap_or(0),
             s["mean_network_batch"].as_f64().unwrap_or(0.0),
             d["evals_per_sec"].as_f64().unwrap_or(0.0)
         ));
@@ -276,7 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say(format!(
             "learner: {:.2} steps/s at batch {} ({:.0} samples/s)",
             l["steps_per_sec"].as_f64().unwrap_or(0.0),
-            l["batch_size"],
+            l["batch_size"].as_u64().unwrap_or(0),
             l["samples_per_sec"].as_f64().unwrap_or(0.0)
         ));
         l

@@ -147,6 +147,8 @@ mod tests {
     fn selfplay_through_the_service_plays_games_and_swaps_weights() {
         let mut config = tiny();
         config.selfplay.workers = 2;
+        // 2 x 4 slots for 8 games: both workers get games from the start.
+        config.selfplay.games_per_worker = 4;
         config.selfplay.inference = InferenceMode::Service;
         let model = ModelConfig::new().with_hidden(16).with_blocks(1);
         config.model = model.clone();
