@@ -77,6 +77,12 @@ section() {
 
 section "binary and device"
 "$bin" --version
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+fi
+if command -v vulkaninfo >/dev/null 2>&1; then
+    vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverName|apiVersion" || true
+fi
 echo "config: $config, device: $device, load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown), cores: $(nproc 2>/dev/null || echo unknown)"
 
 section "network throughput (oware bench)"

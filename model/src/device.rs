@@ -253,8 +253,9 @@ mod wgpu_tests {
     use crate::{ModelConfig, NetEvaluator};
     use oware_engine::Position;
 
-    /// On a machine with a GPU (or a software Vulkan/GL driver) the wgpu evaluator computes what
-    /// the CPU one does; elsewhere asking for the device is a clean error, not a panic.
+    /// On a machine with a GPU (or a software Vulkan/GL driver, with `OWARE_WGPU_SOFTWARE=1`)
+    /// the wgpu evaluator computes what the CPU one does; elsewhere asking for the device is a
+    /// clean error, not a panic.
     #[test]
     fn wgpu_matches_cpu_or_is_unavailable() {
         match device(DeviceKind::Wgpu) {

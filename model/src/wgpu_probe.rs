@@ -47,11 +47,16 @@ fn adapters(backend: wgpu::Backend) -> Vec<wgpu::AdapterInfo> {
         .collect()
 }
 
+/// Set to `1` to accept a software rasterizer (llvmpipe) as the wgpu device: slower than
+/// `--device cpu`, useful only to test the wgpu code path on a machine without a GPU.
+pub(crate) const ALLOW_SOFTWARE_ENV: &str = "OWARE_WGPU_SOFTWARE";
+
 /// The adapter burn's default wgpu device would come up on: the first API of the chain with a
-/// GPU, else the first with a software adapter.
+/// GPU (burn passes over software rasterizers the same way).
 ///
 /// # Errors
-/// When no API finds any adapter: what was asked and what is missing, in words.
+/// When no API finds a GPU: what was asked, what was found, and what is missing, in words. A
+/// software rasterizer is an error too unless [`ALLOW_SOFTWARE_ENV`] is `1`.
 pub(crate) fn adapter() -> Result<wgpu::AdapterInfo, String> {
     let enabled = wgpu::Instance::enabled_backend_features();
     let asked: Vec<wgpu::Backend> = chain()
@@ -59,16 +64,30 @@ pub(crate) fn adapter() -> Result<wgpu::AdapterInfo, String> {
         .filter(|b| enabled.contains(wgpu::Backends::from(*b)))
         .collect();
     let found: Vec<wgpu::AdapterInfo> = asked.iter().flat_map(|&b| adapters(b)).collect();
-    let is_gpu = |a: &&wgpu::AdapterInfo| a.device_type != wgpu::DeviceType::Cpu;
-    if let Some(gpu) = found.iter().find(is_gpu).or_else(|| found.first()) {
+    if let Some(gpu) = found
+        .iter()
+        .find(|a| a.device_type != wgpu::DeviceType::Cpu)
+    {
         return Ok(gpu.clone());
     }
     let names: Vec<String> = asked.iter().map(|b| b.to_string()).collect();
-    Err(format!(
-        "no GPU adapter found (wgpu asked {}); {}",
-        names.join(", "),
-        missing_driver()
-    ))
+    let asked = names.join(", ");
+    match found.first() {
+        Some(software) if std::env::var(ALLOW_SOFTWARE_ENV).is_ok_and(|v| v == "1") => {
+            Ok(software.clone())
+        }
+        Some(software) => Err(format!(
+            "no GPU adapter found (wgpu asked {asked}), only the software rasterizer {} ({}), \
+             which is slower than --device cpu (set {ALLOW_SOFTWARE_ENV}=1 to use it anyway); {}",
+            software.name,
+            software.backend,
+            missing_driver()
+        )),
+        None => Err(format!(
+            "no GPU adapter found (wgpu asked {asked}); {}",
+            missing_driver()
+        )),
+    }
 }
 
 /// One line about an adapter: name, graphics API, kind and driver.
@@ -80,7 +99,7 @@ pub(crate) fn describe(a: &wgpu::AdapterInfo) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     let software = if a.device_type == wgpu::DeviceType::Cpu {
-        ", a software rasterizer: expect it to be slower than --device cpu"
+        ", a software rasterizer, slower than --device cpu"
     } else {
         ""
     };

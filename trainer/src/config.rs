@@ -125,8 +125,9 @@ impl Default for SelfplayConfig {
             full_search_prob: 0.25,
             cheap_sims: 25,
             inference: InferenceMode::Auto,
-            inference_max_batch: 16_384,
-            inference_wait_us: 2_000,
+            // The service's own defaults (one source of truth).
+            inference_max_batch: oware_model::ServiceConfig::default().max_batch,
+            inference_wait_us: oware_model::ServiceConfig::default().max_wait.as_micros() as u64,
         }
     }
 }

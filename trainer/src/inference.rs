@@ -141,6 +141,32 @@ mod tests {
         assert!(net.service_stats().is_none());
     }
 
+    #[test]
+    fn the_inference_keys_are_checked() {
+        let c = TrainConfig::from_toml_str("", &["selfplay.inference=service".into()])
+            .expect("a mode");
+        assert_eq!(c.selfplay.inference, InferenceMode::Service);
+        let c = TrainConfig::from_toml_str("[selfplay]\ninference = \"per_worker\"\n", &[])
+            .expect("a mode");
+        assert_eq!(c.selfplay.inference, InferenceMode::PerWorker);
+        for (set, key) in [
+            ("selfplay.inference=gpu", "inference"),
+            ("selfplay.inference_max_batch=0", "selfplay.inference_max_batch"),
+            ("selfplay.inference_wait_us=2000000", "selfplay.inference_wait_us"),
+        ] {
+            let err = TrainConfig::from_toml_str("", &[set.into()]).expect_err(set);
+            assert!(format!("{err:#}").contains(key), "{set}: {err:#}");
+        }
+        // The defaults are the service's own.
+        let sp = TrainConfig::default().selfplay;
+        let service = ServiceConfig::default();
+        assert_eq!(sp.inference_max_batch, service.max_batch);
+        assert_eq!(
+            Duration::from_micros(sp.inference_wait_us),
+            service.max_wait
+        );
+    }
+
     /// Self-play through the service plays its games, merges the workers' batches, and takes
     /// new weights while the workers run.
     #[test]
