@@ -111,7 +111,7 @@ pub(crate) fn describe(a: &wgpu::AdapterInfo) -> String {
         if driver.is_empty() {
             "unknown"
         } else {
-            &driver
+            driver.as_str()
         }
     )
 }

@@ -150,7 +150,8 @@ mod tests {
             .expect("a mode");
         assert_eq!(c.selfplay.inference, InferenceMode::PerWorker);
         for (set, key) in [
-            ("selfplay.inference=gpu", "inference"),
+            // serde names the valid spellings.
+            ("selfplay.inference=gpu", "per_worker"),
             ("selfplay.inference_max_batch=0", "selfplay.inference_max_batch"),
             ("selfplay.inference_wait_us=2000000", "selfplay.inference_wait_us"),
         ] {
