@@ -143,8 +143,8 @@ mod tests {
 
     #[test]
     fn the_inference_keys_are_checked() {
-        let c = TrainConfig::from_toml_str("", &["selfplay.inference=service".into()])
-            .expect("a mode");
+        let c =
+            TrainConfig::from_toml_str("", &["selfplay.inference=service".into()]).expect("a mode");
         assert_eq!(c.selfplay.inference, InferenceMode::Service);
         let c = TrainConfig::from_toml_str("[selfplay]\ninference = \"per_worker\"\n", &[])
             .expect("a mode");
@@ -152,8 +152,14 @@ mod tests {
         for (set, key) in [
             // serde names the valid spellings.
             ("selfplay.inference=gpu", "per_worker"),
-            ("selfplay.inference_max_batch=0", "selfplay.inference_max_batch"),
-            ("selfplay.inference_wait_us=2000000", "selfplay.inference_wait_us"),
+            (
+                "selfplay.inference_max_batch=0",
+                "selfplay.inference_max_batch",
+            ),
+            (
+                "selfplay.inference_wait_us=2000000",
+                "selfplay.inference_wait_us",
+            ),
         ] {
             let err = TrainConfig::from_toml_str("", &[set.into()]).expect_err(set);
             assert!(format!("{err:#}").contains(key), "{set}: {err:#}");
