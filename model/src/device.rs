@@ -98,8 +98,45 @@ pub fn device(kind: DeviceKind) -> Result<Device, DeviceError> {
     }
 }
 
+/// The device in words, as this build would start it: for `cpu` the backend and the cores,
+/// for `wgpu` the adapter wgpu finds (name, graphics API, kind, driver).
+///
+/// # Errors
+/// As [`device`], without starting the device.
+pub fn describe(kind: DeviceKind) -> Result<String, DeviceError> {
+    match kind {
+        DeviceKind::Cpu => Ok(format!(
+            "cpu (burn flex backend, {} cores)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        )),
+        DeviceKind::Wgpu => describe_wgpu(),
+        DeviceKind::Cuda => cuda_device().map(|_| "cuda device 0".to_string()),
+    }
+}
+
+#[cfg(feature = "wgpu")]
+fn describe_wgpu() -> Result<String, DeviceError> {
+    let adapter = crate::wgpu_probe::adapter().map_err(|reason| DeviceError::Unavailable {
+        kind: DeviceKind::Wgpu,
+        reason,
+    })?;
+    Ok(crate::wgpu_probe::describe(&adapter))
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn describe_wgpu() -> Result<String, DeviceError> {
+    wgpu_device().map(|_| String::new())
+}
+
+/// Asks wgpu for an adapter first, so that a machine without a usable GPU driver gets an error
+/// that says what is missing; only then does burn start its device (which panics deep inside
+/// the backend when it finds none).
 #[cfg(feature = "wgpu")]
 fn wgpu_device() -> Result<Device, DeviceError> {
+    crate::wgpu_probe::adapter().map_err(|reason| DeviceError::Unavailable {
+        kind: DeviceKind::Wgpu,
+        reason,
+    })?;
     probe(
         DeviceKind::Wgpu,
         Device::wgpu(burn::tensor::DeviceKind::DefaultDevice),
@@ -127,8 +164,10 @@ fn cuda_device() -> Result<Device, DeviceError> {
     })
 }
 
-/// Runs a tiny computation on `dev`; a backend that panics because it finds no adapter or
-/// driver becomes [`DeviceError::Unavailable`].
+/// Runs a tiny computation on `dev`; a backend that panics because it cannot start (the
+/// adapter was found but the device could not be created, or CUDA finds no GPU) becomes
+/// [`DeviceError::Unavailable`]. burn 0.22 has no fallible way to start a device, so the panic
+/// is caught at this one boundary; the default panic hook still prints its message first.
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 fn probe(kind: DeviceKind, dev: Device) -> Result<Device, DeviceError> {
     let check = dev.clone();
@@ -214,8 +253,9 @@ mod wgpu_tests {
     use crate::{ModelConfig, NetEvaluator};
     use oware_engine::Position;
 
-    /// On a machine with a GPU (or a software Vulkan/GL driver) the wgpu evaluator computes what
-    /// the CPU one does; elsewhere asking for the device is a clean error, not a panic.
+    /// On a machine with a GPU (or a software Vulkan/GL driver, with `OWARE_WGPU_SOFTWARE=1`)
+    /// the wgpu evaluator computes what the CPU one does; elsewhere asking for the device is a
+    /// clean error, not a panic.
     #[test]
     fn wgpu_matches_cpu_or_is_unavailable() {
         match device(DeviceKind::Wgpu) {

@@ -116,7 +116,11 @@ impl NetEvaluator {
 /// Masked softmax of the six logits, `tanh` of value and margin, for position `index` of a
 /// batch. Every output must be finite: the illegal moves' logits too, since a NaN anywhere
 /// means the network is broken.
-fn prediction_from_row(index: usize, pos: &Position, row: &[f32]) -> Result<Prediction, EvalError> {
+pub(crate) fn prediction_from_row(
+    index: usize,
+    pos: &Position,
+    row: &[f32],
+) -> Result<Prediction, EvalError> {
     let non_finite = |what| EvalError::NonFinite { index, what };
     if !row[..6].iter().all(|x| x.is_finite()) {
         return Err(non_finite("policy"));
@@ -180,7 +184,7 @@ pub(crate) mod tests {
     use crate::encode::{encode_batch, mask_batch};
     use oware_engine::Side;
 
-    fn some_positions() -> Vec<Position> {
+    pub(crate) fn some_positions() -> Vec<Position> {
         let mut out = vec![Position::start()];
         let mut pos = Position::start();
         // A deterministic walk: always the last legal move.

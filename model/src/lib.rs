@@ -7,6 +7,8 @@
 //!   value head and an auxiliary seed-margin head;
 //! - [`NetEvaluator`]: the engine's [`oware_engine::Evaluator`], one forward pass per batch on a
 //!   non-autodiff copy of the weights, shareable between threads;
+//! - [`InferenceService`]: one thread owning the network, evaluating the merged batches of many
+//!   callers ([`ServiceClient`]s) in one forward pass, with weights swapped between batches;
 //! - [`Learner`]: the trainable network, its optimizer and the loss, one [`Learner::step`] per
 //!   [`TrainBatch`];
 //! - [`checkpoint`]: atomic, checksummed checkpoint directories, and a `latest` pointer
@@ -21,6 +23,9 @@ mod evaluator;
 mod latest;
 mod learner;
 mod net;
+pub mod service;
+#[cfg(feature = "wgpu")]
+mod wgpu_probe;
 
 pub use checkpoint::{
     CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,
@@ -28,7 +33,7 @@ pub use checkpoint::{
     remove_stale_temporaries, save_checkpoint, save_checkpoint_with,
 };
 pub use config::{ModelConfig, OptimConfig, OptimizerKind};
-pub use device::{DeviceError, DeviceKind, device};
+pub use device::{DeviceError, DeviceKind, describe, device};
 pub use encode::{INPUT_SIZE, encode_batch, legal_mask};
 pub use evaluator::{NetEvaluator, Prediction};
 pub use latest::{CHECKPOINTS_DIR, LATEST_FILE, read_latest, resolve_checkpoint, write_latest};
@@ -37,6 +42,7 @@ pub use net::{
     DenseLayer, HEAD_OUTPUTS, MARGIN_COLUMN, NetOutput, PolicyValueNet, ResidualBlock,
     VALUE_COLUMN, reference_forward,
 };
+pub use service::{InferenceService, ServiceClient, ServiceConfig, ServiceStats};
 
 /// The burn device type, re-exported so callers need no direct burn dependency.
 pub use burn::tensor::Device;

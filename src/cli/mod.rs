@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand. Each module has an `Args` struct (whose doc
 //! comments are the help text) and a `run` function.
 
+mod bench;
 mod device;
 mod egtb;
 mod engine;
@@ -53,6 +54,8 @@ enum Command {
     Judge(judge::Args),
     /// Serve the board in a browser: vs AI, two on one device, friend rooms with a code.
     Serve(serve::Args),
+    /// Measure the network on a device: inference service and direct evaluations/s, learner steps/s.
+    Bench(bench::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -71,5 +74,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Egtb(args) => egtb::run(args),
         Command::Judge(args) => judge::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

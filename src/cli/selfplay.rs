@@ -8,16 +8,16 @@ use oware_engine::record::format_line;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::load_network;
 use oware_trainer::TrainConfig;
+use oware_trainer::inference::SelfplayNet;
 use oware_trainer::progress::StatusLine;
-use oware_trainer::selfplay::{
-    GameRecord, SelfplayStats, SharedWeights, WorkerControl, with_workers,
-};
+use oware_trainer::selfplay::{GameRecord, SelfplayStats, WorkerControl};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
 
 /// Arguments of `oware selfplay`.
 #[derive(clap::Args, Debug)]
@@ -27,8 +27,12 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     model: String,
     /// Games to play, at most 100000.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(MAX_GAMES)))]
-    games: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=u64::from(MAX_GAMES)), required_unless_present = "seconds")]
+    games: Option<u64>,
+    /// Stop after this many seconds (the games still in flight are not recorded); a throughput
+    /// measurement: the rates count every move played.
+    #[arg(long, value_parser = parse_seconds)]
+    seconds: Option<f64>,
     /// Folder for the records (`games.txt`: one game per line, moves then a tab and the result).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -46,10 +50,17 @@ pub struct Args {
     json: bool,
 }
 
-/// The record line of a finished game: the engine's record format (as `oware pit --record`
+/// The record line of a finished game: the engine\'s record format (as `oware pit --record`
 /// writes it), without the players.
 pub fn record_line(record: &GameRecord) -> String {
     format_line(&record.moves, Some(&record.result), None)
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("'{s}' is not a number of seconds > 0")),
+    }
 }
 
 /// Runs `oware selfplay`.
@@ -68,27 +79,48 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let workers = config.selfplay.worker_count();
-    let weights = SharedWeights::new(evaluator);
+    let network = SelfplayNet::start(&config, args.device, evaluator)?;
     let stats = SelfplayStats::default();
     let stop = AtomicBool::new(false);
     let pause = AtomicBool::new(false);
-    let left = AtomicU64::new(args.games);
+    let left = AtomicU64::new(args.games.unwrap_or(0));
     let control = WorkerControl {
         stop: &stop,
         pause: &pause,
-        games_left: Some(&left),
+        games_left: args.games.is_some().then_some(&left),
     };
+    let wanted = match args.games {
+        Some(n) => n.to_string(),
+        None => "?".to_string(),
+    };
+    let time_limit = args.seconds.map(Duration::from_secs_f64);
     let started = Instant::now();
-    let status = StatusLine::counter(args.games, "games", false);
+    let status = match (args.games, time_limit) {
+        (Some(n), _) => StatusLine::counter(n, "games", false),
+        (None, _) => StatusLine::fraction(false),
+    };
     let mut positions = 0u64;
     let mut plies = 0u64;
     let mut games = 0u64;
     let mut write_error: Option<anyhow::Error> = None;
     let seed = config.schedule.seed;
-    let ((), failure) = with_workers(&config, &weights, &stats, &control, seed, |rx, _| {
-        // Ends when every worker has stopped: its budget played, or one failed (which stops
-        // the others).
-        for record in rx {
+    let ((), failure) = network.with_workers(&config, &stats, &control, seed, |rx, _| {
+        // Ends when every worker has stopped: its budget played, the time is up, or one
+        // failed (which stops the others).
+        loop {
+            let record = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(record) => record,
+                Err(RecvTimeoutError::Timeout) => {
+                    if time_limit.is_some_and(|limit| started.elapsed() >= limit) {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            if time_limit.is_some_and(|limit| started.elapsed() >= limit) {
+                stop.store(true, Ordering::SeqCst);
+            }
             games += 1;
             positions += record.samples.len() as u64;
             plies += record.moves.len() as u64;
@@ -100,7 +132,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 stop.store(true, Ordering::SeqCst);
             }
             let secs = started.elapsed().as_secs_f64().max(1e-9);
-            status.inc(1, format!("{:.0} positions/s", positions as f64 / secs));
+            let msg = format!("{games}/{wanted} games, {:.0} positions/s", positions as f64 / secs);
+            match (args.games, time_limit) {
+                (Some(_), _) => status.inc(1, msg),
+                (None, Some(limit)) => status.set_fraction(secs / limit.as_secs_f64(), msg),
+                (None, None) => status.message(msg),
+            }
         }
     })?;
     status.finish();
@@ -109,8 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.flush()
             .with_context(|| format!("writing {}", path.display()))?;
         return Err(e.context(format!(
-            "self-play stopped after {games} of {} games (their records are in {})",
-            args.games,
+            "self-play stopped after {games} of {wanted} games (their records are in {})",
             path.display()
         )));
     }
@@ -123,19 +159,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sims = stats.sims.load(Ordering::Relaxed);
     let evals = stats.evals.load(Ordering::Relaxed);
     let batches = stats.batches.load(Ordering::Relaxed).max(1);
+    // Rates count every searched move, also those of games cut off by --seconds (with a game
+    // budget every game ends, and these equal the counts of the recorded games).
+    let searched = stats.positions.load(Ordering::Relaxed);
+    let moves = stats.moves.load(Ordering::Relaxed);
+    let merged = network
+        .service_stats()
+        .map_or(evals as f64 / batches as f64, |s| s.mean_batch());
     let summary = json!({
         "games": games,
         "positions": positions,
         "plies": plies,
         "seconds": (secs * 1000.0).round() / 1000.0,
-        "positions_per_sec": positions as f64 / secs,
-        "moves_per_sec": plies as f64 / secs,
+        "positions_per_sec": searched as f64 / secs,
+        "moves_per_sec": moves as f64 / secs,
         "sims_per_sec": sims as f64 / secs,
         "evals_per_sec": evals as f64 / secs,
         "mean_batch": evals as f64 / batches as f64,
         "table_games": stats.table_games.load(Ordering::Relaxed),
         "table_plies": stats.table_plies.load(Ordering::Relaxed),
         "rescored": stats.rescored.load(Ordering::Relaxed),
+        "inference": network.mode().name(),
+        "mean_network_batch": merged,
+        "device": args.device.name(),
         "workers": workers,
         "games_per_worker": config.selfplay.games_per_worker,
         "sims_per_move": config.mcts.sims,
@@ -145,11 +191,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{summary}");
     } else {
         println!(
-            "{games} games, {positions} positions ({plies} plies) in {secs:.1} s: {:.0} positions/s, {:.0} simulations/s, {:.0} evaluations/s, mean batch {:.1}",
-            positions as f64 / secs,
+            "{games} games, {positions} positions ({plies} plies) in {secs:.1} s: {:.0} positions/s, {:.0} moves/s, {:.0} simulations/s, {:.0} evaluations/s, mean batch {:.1} per worker call, {:.1} per network call ({} inference)",
+            searched as f64 / secs,
+            moves as f64 / secs,
             sims as f64 / secs,
             evals as f64 / secs,
-            evals as f64 / batches as f64
+            evals as f64 / batches as f64,
+            merged,
+            network.mode().name()
         );
         println!("records in {}", path.display());
     }

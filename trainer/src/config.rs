@@ -64,6 +64,48 @@ pub struct SelfplayConfig {
     /// allow, and the search's leaf values are held to them too (see
     /// [`crate::tablebase`]).
     pub egtb: String,
+    /// Where the workers' leaf batches are evaluated: each on its own thread (`per_worker`),
+    /// or merged by one inference thread per device (`service`); `auto` picks `per_worker`
+    /// on the CPU and `service` on a GPU.
+    pub inference: InferenceMode,
+    /// Service only: a merged batch runs once it holds this many positions.
+    pub inference_max_batch: usize,
+    /// Service only: the longest wait in microseconds, from the first pending batch, for the
+    /// other workers' batches (a merged batch runs at once when every worker has submitted).
+    pub inference_wait_us: u64,
+}
+
+/// `selfplay.inference`: who runs the self-play network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InferenceMode {
+    /// `per_worker` on the CPU, `service` on a GPU.
+    #[default]
+    Auto,
+    /// One inference thread per device evaluates the merged batches of all workers.
+    Service,
+    /// Every worker evaluates its own batches with its own view of the weights.
+    PerWorker,
+}
+
+impl InferenceMode {
+    /// The mode used on `device`: `Auto` resolved.
+    pub fn resolve(self, device: oware_model::DeviceKind) -> InferenceMode {
+        match (self, device) {
+            (InferenceMode::Auto, oware_model::DeviceKind::Cpu) => InferenceMode::PerWorker,
+            (InferenceMode::Auto, _) => InferenceMode::Service,
+            (mode, _) => mode,
+        }
+    }
+
+    /// The config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            InferenceMode::Auto => "auto",
+            InferenceMode::Service => "service",
+            InferenceMode::PerWorker => "per_worker",
+        }
+    }
 }
 
 impl SelfplayConfig {
@@ -89,6 +131,10 @@ impl Default for SelfplayConfig {
             full_search_prob: 0.25,
             cheap_sims: 25,
             egtb: String::new(),
+            inference: InferenceMode::Auto,
+            // The service's own defaults (one source of truth).
+            inference_max_batch: oware_model::ServiceConfig::default().max_batch,
+            inference_wait_us: oware_model::ServiceConfig::default().max_wait.as_micros() as u64,
         }
     }
 }
@@ -329,6 +375,18 @@ impl TrainConfig {
                     self.mcts.sims.max(s.cheap_sims)
                 )
             },
+        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
+            "must be at least 1".into()
+        })?;
+        check(
+            (1..=1 << 20).contains(&s.inference_max_batch),
+            "selfplay.inference_max_batch",
+            || format!("{} is outside 1..=1048576", s.inference_max_batch),
+        )?;
+        check(
+            s.inference_wait_us <= 1_000_000,
+            "selfplay.inference_wait_us",
+            || format!("{} is more than 1000000 (one second)", s.inference_wait_us),
         )?;
         let r = &self.replay;
         check(r.capacity >= 1, "replay.capacity", || {

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod eval;
+pub mod inference;
 pub mod progress;
 pub mod rates;
 pub mod replay;

@@ -85,6 +85,8 @@ pub struct SelfplayStats {
     pub batches: AtomicU64,
     /// Moves played.
     pub moves: AtomicU64,
+    /// Fully searched moves (the positions that become training samples when their game ends).
+    pub positions: AtomicU64,
     /// Games finished.
     pub games: AtomicU64,
     /// Games finished by perfect table play once they reached an exact table value
@@ -254,6 +256,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
             stats.moves.fetch_add(1, Ordering::Relaxed);
             let game = driver.game(slot);
             if full[slot] {
+                stats.positions.fetch_add(1, Ordering::Relaxed);
                 pending[slot].push(PendingSample {
                     position: *game.position(),
                     policy: r.policy,

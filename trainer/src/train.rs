@@ -12,13 +12,12 @@
 
 use crate::config::TrainConfig;
 use crate::eval::{EvalContext, EvalLine, run_evaluation};
+use crate::inference::SelfplayNet;
 use crate::progress::Progress;
 use crate::rates::RateWindow;
 use crate::replay::Sample;
 use crate::rundir::{RunDir, checkpoint_name, write_atomic};
-use crate::selfplay::{
-    GameRecord, SelfplayStats, SharedWeights, WorkerControl, WorkerFailure, with_workers,
-};
+use crate::selfplay::{GameRecord, SelfplayStats, WorkerControl, WorkerFailure};
 use crate::state::{State, fresh_state, load_state, save_state};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
@@ -120,7 +119,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     } else {
         None
     };
-    let weights = SharedWeights::new(state.learner.evaluator());
+    let network = SelfplayNet::start(&config, opts.device, state.learner.evaluator())?;
     let stats = SelfplayStats::default();
     let stop = AtomicBool::new(false);
     let pause = AtomicBool::new(false);
@@ -139,20 +138,21 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         progress.note(note);
     }
     progress.note(&format!(
-        "{} run {} on {} with {} self-play workers x {} games; network {} parameters",
+        "{} run {} on {} with {} self-play workers x {} games ({} inference); network {} parameters",
         if opts.resume { "resuming" } else { "starting" },
         run.root().display(),
         opts.device.name(),
         config.selfplay.worker_count(),
         config.selfplay.games_per_worker,
+        network.mode().name(),
         config.model.num_params()
     ));
     let (outcome, failure) =
-        with_workers(&config, &weights, &stats, &control, seed, |rx, failed| {
+        network.with_workers(&config, &stats, &control, seed, |rx, failed| {
             let ctx = LoopContext {
                 config: &config,
                 run: &run,
-                weights: &weights,
+                network: &network,
                 stats: &stats,
                 pause: &pause,
                 failure: failed,
@@ -189,7 +189,7 @@ fn last_good(run: &RunDir) -> String {
 struct LoopContext<'a> {
     config: &'a TrainConfig,
     run: &'a RunDir,
-    weights: &'a SharedWeights,
+    network: &'a SelfplayNet,
     stats: &'a SelfplayStats,
     pause: &'a AtomicBool,
     failure: &'a WorkerFailure,
@@ -313,7 +313,7 @@ fn learner_loop(
         state.counters.trained_samples += batch.positions.len() as u64;
         let step = state.meta.step;
         if step.is_multiple_of(sched.sync_every_steps) {
-            ctx.weights.set(state.learner.evaluator());
+            ctx.network.publish(state.learner.evaluator());
         }
         if step.is_multiple_of(config.log.every_steps) {
             let rates = window.rates(state.counters.new_samples);
