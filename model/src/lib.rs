@@ -11,6 +11,8 @@
 //!   [`TrainBatch`];
 //! - [`checkpoint`]: atomic, checksummed checkpoint directories, and a `latest` pointer
 //!   ([`write_latest`], [`resolve_checkpoint`]);
+//! - [`weights`]: a network's weights as bytes in memory (what a learner publishes to remote
+//!   self-play workers);
 //! - [`device`]: `cpu` (burn's `flex`, always built), `wgpu` and `cuda` (Cargo features).
 
 pub mod checkpoint;
@@ -21,6 +23,7 @@ mod evaluator;
 mod latest;
 mod learner;
 mod net;
+pub mod weights;
 
 pub use checkpoint::{
     CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,
@@ -37,6 +40,7 @@ pub use net::{
     DenseLayer, HEAD_OUTPUTS, MARGIN_COLUMN, NetOutput, PolicyValueNet, ResidualBlock,
     VALUE_COLUMN, reference_forward,
 };
+pub use weights::{WeightsError, decode_weights, encode_weights};
 
 /// The burn device type, re-exported so callers need no direct burn dependency.
 pub use burn::tensor::Device;

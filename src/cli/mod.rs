@@ -10,6 +10,7 @@ mod replay;
 mod report;
 mod selfplay;
 mod train;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ enum Command {
     Engine(engine::Args),
     /// Plot a run's evaluation curve (score against each opponent over time) to a PNG.
     Report(report::Args),
+    /// Self-play for a learner started with `oware train --broker URL`, sending games through
+    /// Redis (run on any number of machines).
+    Worker(worker::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -54,5 +58,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pit(args) => pit::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Report(args) => report::run(args),
+        Command::Worker(args) => worker::run(args),
     }
 }

@@ -19,6 +19,7 @@ pub struct Progress {
     last_eval: String,
     line_open: bool,
     last_step: Option<Instant>,
+    suffix: String,
 }
 
 fn clock(secs: f64) -> String {
@@ -44,6 +45,7 @@ impl Progress {
             last_eval: String::new(),
             line_open: false,
             last_step: None,
+            suffix: String::new(),
         }
     }
 
@@ -71,6 +73,15 @@ impl Progress {
         }
     }
 
+    /// Text appended to the status line from now on (the broker's workers and rates).
+    pub fn set_suffix(&mut self, text: &str) {
+        self.suffix = if text.is_empty() {
+            String::new()
+        } else {
+            format!(" | {text}")
+        };
+    }
+
     /// While the learner waits for self-play data (shown only while no step is being logged).
     pub fn waiting(&mut self, have: usize, need: usize, rates: &Rates) {
         if self
@@ -80,8 +91,8 @@ impl Progress {
             return;
         }
         let text = format!(
-            "self-play: {have}/{need} positions in the buffer, {:.0} positions/s, {:.0} sims/s",
-            rates.positions_per_sec, rates.sims_per_sec
+            "self-play: {have}/{need} positions in the buffer, {:.0} positions/s, {:.0} sims/s{}",
+            rates.positions_per_sec, rates.sims_per_sec, self.suffix
         );
         self.status(&text);
     }
@@ -138,6 +149,7 @@ impl Progress {
                 format!(" | {}", self.last_eval)
             },
         );
+        let text = format!("{text}{}", self.suffix);
         self.status(&text);
     }
 
