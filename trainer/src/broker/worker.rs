@@ -301,7 +301,7 @@ pub fn run_worker_process(
                 Err(e) => return Err(e),
             }
         }
-        sleep_unless(stop, Duration::from_millis(500));
+        sleep_unless(stop, Duration::from_millis(200));
     };
     let config = config_of(&first.settings_json, opts.threads)?;
     let evaluator = NetEvaluator::from_weights_bytes(&first.model, first.weights, &device)
