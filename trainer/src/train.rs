@@ -11,7 +11,7 @@
 //! dropped when the run resumes, and that step is evaluated again.
 
 use crate::broker::BrokerUrl;
-use crate::broker::learner::LearnerBroker;
+use crate::broker::learner::{LearnerBroker, Start};
 use crate::config::TrainConfig;
 use crate::eval::{EvalContext, EvalLine, run_evaluation};
 use crate::progress::Progress;
@@ -188,19 +188,24 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         None => None,
         Some(url) => {
             let started = LearnerBroker::start(
-                url,
-                &run_name(&run)?,
-                &config,
-                state.counters.broker.take().unwrap_or_default(),
-                &weights.get().0,
-                !opts.resume,
-                &INTERRUPTED,
+                Start {
+                    url,
+                    run: &run_name(&run)?,
+                    config: &config,
+                    state: state.counters.broker.take().unwrap_or_default(),
+                    net: &weights.get().0,
+                    fresh: !opts.resume,
+                    stop: &INTERRUPTED,
+                },
                 &mut |n| progress.note(n),
             )?;
             match started {
                 Some(b) => Some(b),
                 // Ctrl-C while waiting for Redis: nothing was trained, nothing to save.
-                None => return Ok(()),
+                None => {
+                    progress.note("stopped while waiting for Redis; nothing was trained");
+                    return Ok(());
+                }
             }
         }
     };

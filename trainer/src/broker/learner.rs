@@ -217,6 +217,24 @@ impl BrokerReport {
     }
 }
 
+/// What [`LearnerBroker::start`] needs.
+pub struct Start<'a> {
+    /// The broker.
+    pub url: &'a BrokerUrl,
+    /// The run's name in the keys.
+    pub run: &'a str,
+    /// The run's config (its settings are published for the workers).
+    pub config: &'a TrainConfig,
+    /// The broker state of the checkpoint resumed from (default for a new run).
+    pub state: BrokerState,
+    /// The weights to publish first.
+    pub net: &'a NetEvaluator,
+    /// A new run: clear the games stream.
+    pub fresh: bool,
+    /// Set to give up waiting for Redis (Ctrl-C).
+    pub stop: &'a AtomicBool,
+}
+
 /// The learner's broker: owns the Redis thread and the de-duplication state.
 pub struct LearnerBroker {
     url: BrokerUrl,
@@ -243,20 +261,24 @@ pub struct LearnerBroker {
 const REJECTION_NOTES: u64 = 10;
 
 impl LearnerBroker {
-    /// Connects (retrying with backoff until Redis answers or `stop` is set), publishes `net`
-    /// as the next version, makes sure the consumer group exists, and starts the Redis thread.
-    /// A new run (`fresh`) first clears the run's games stream (games of an older run of the
-    /// same name are not this run's). `notes` receives what the user should know.
+    /// Connects (retrying with backoff until Redis answers or `start.stop` is set; then
+    /// `None`), publishes the weights as the next version, makes sure the consumer group
+    /// exists, and starts the Redis thread. A new run (`fresh`) first clears the run's games
+    /// stream (games of an older run of the same name are not this run's). `notes` receives
+    /// what the user should know.
     pub fn start(
-        url: &BrokerUrl,
-        run: &str,
-        config: &TrainConfig,
-        mut state: BrokerState,
-        net: &NetEvaluator,
-        fresh: bool,
-        stop: &AtomicBool,
+        start: Start<'_>,
         notes: &mut dyn FnMut(&str),
     ) -> anyhow::Result<Option<LearnerBroker>> {
+        let Start {
+            url,
+            run,
+            config,
+            mut state,
+            net,
+            fresh,
+            stop,
+        } = start;
         let keys = Keys::new(run)?;
         let mut backoff = Backoff::new();
         let mut con = loop {

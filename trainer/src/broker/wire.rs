@@ -295,7 +295,7 @@ mod tests {
             let mv = moves
                 .get(rng.random_range(0..moves.as_slice().len()))
                 .expect("a live game has a move");
-            if game.ply() % 2 == 0 {
+            if game.ply().is_multiple_of(2) {
                 let mut policy = [0f32; 6];
                 for m in moves.iter() {
                     policy[m.relative()] = 1.0 / moves.as_slice().len() as f32;
@@ -336,16 +336,16 @@ mod tests {
         }
     }
 
-    fn field_offsets(worker: &str) -> (usize, usize) {
-        let moves_at = 4 + 8 + 8 + 2 + 1 + worker.len() + 2;
-        (moves_at, 0)
+    /// Where the moves of a record by `worker` start.
+    fn moves_offset(worker: &str) -> usize {
+        4 + 8 + 8 + 2 + 1 + worker.len() + 2
     }
 
     #[test]
     fn hostile_records_are_rejected() {
         let g = random_game(3, 200);
         let good = encode(&g, "w", 0, 1, 200).expect("encode");
-        let (moves_at, _) = field_offsets("w");
+        let moves_at = moves_offset("w");
         let n_moves = g.moves.len();
         let samples_at = moves_at + n_moves + 2;
         let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
@@ -398,7 +398,7 @@ mod tests {
         let mut found = false;
         let mut game = Game::with_max_plies(200);
         for (ply, &m) in g.moves.iter().enumerate() {
-            if ply % 2 == 0 && game.position().legal_mask() != 0b11_1111 {
+            if ply.is_multiple_of(2) && game.position().legal_mask() != 0b11_1111 {
                 let k = ply / 2;
                 let mask = game.position().legal_mask();
                 let illegal = (0..6)

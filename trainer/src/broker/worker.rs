@@ -114,15 +114,19 @@ fn worker_id() -> String {
     format!("{host}-{}-{salt:08x}", std::process::id())
 }
 
+/// The weights hash's fields as `HMGET` returns them: version, model, settings, weights,
+/// checksum.
+type WeightsFields = (
+    Option<u64>,
+    Option<String>,
+    Option<String>,
+    Option<Vec<u8>>,
+    Option<String>,
+);
+
 /// The weights hash's fields, or `None` while nothing is published.
 fn fetch(con: &mut redis::Connection, keys: &Keys) -> anyhow::Result<Option<Fetched>> {
-    let (version, model, settings, weights, checksum): (
-        Option<u64>,
-        Option<String>,
-        Option<String>,
-        Option<Vec<u8>>,
-        Option<String>,
-    ) = redis::cmd("HMGET")
+    let (version, model, settings, weights, checksum): WeightsFields = redis::cmd("HMGET")
         .arg(&keys.weights)
         .arg("version")
         .arg("model")
