@@ -20,9 +20,9 @@ use crate::config::{ModelConfig, OptimConfig};
 use crate::evaluator::NetEvaluator;
 use crate::learner::{Learner, build_optimizer};
 use crate::net::PolicyValueNet;
+use crate::weights::{WeightsError, decode_weights};
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
-use burn::store::{ModuleRecord, RecordError};
 use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -530,41 +530,17 @@ fn load_model(
 ) -> Result<PolicyValueNet, CheckpointError> {
     let path = dir.join(MODEL_FILE);
     let data = read_verified(dir, MODEL_FILE, meta)?;
-    // At least a byte per parameter: a meta.json describing a network far larger than its
-    // weights file is refused before that network is built (it could take gigabytes).
-    let params = meta.model.num_params() as u64;
-    if (data.len() as u64) < params {
-        return Err(CheckpointError::Damaged {
+    decode_weights(&meta.model, data, device).map_err(|e| match e {
+        WeightsError::NonFinite => CheckpointError::NonFiniteWeights { path },
+        WeightsError::Shape { config, detail } => CheckpointError::ShapeMismatch {
             path,
-            reason: format!(
-                "{} bytes are too few for the {params} parameters of the network {} in {META_FILE}",
-                data.len(),
-                serde_json::to_string(&meta.model).unwrap_or_default()
-            ),
-        });
-    }
-    let config = meta.model.clone();
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(data))?;
-        config.init(device).try_load_record(record)
-    }));
-    match result {
-        Ok(Ok(model)) => match model.all_finite() {
-            Ok(true) => Ok(model),
-            Ok(false) => Err(CheckpointError::NonFiniteWeights { path }),
-            Err(reason) => Err(CheckpointError::Damaged { path, reason }),
-        },
-        Ok(Err(RecordError::Validation(detail))) => Err(CheckpointError::ShapeMismatch {
-            path,
-            config: meta.model.to_string(),
+            config,
             detail,
-        }),
-        Ok(Err(RecordError::Io(reason))) => Err(CheckpointError::Damaged { path, reason }),
-        Err(payload) => Err(CheckpointError::Damaged {
-            path,
-            reason: panic_reason(payload),
-        }),
-    }
+        },
+        WeightsError::Damaged(reason) | WeightsError::Encode(reason) => {
+            CheckpointError::Damaged { path, reason }
+        }
+    })
 }
 
 /// Loads checkpoint `dir` for training: the network (on `device` with autodiff), its optimizer

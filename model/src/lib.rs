@@ -13,6 +13,8 @@
 //!   [`TrainBatch`];
 //! - [`checkpoint`]: atomic, checksummed checkpoint directories, and a `latest` pointer
 //!   ([`write_latest`], [`resolve_checkpoint`]);
+//! - [`weights`]: a network's weights as bytes in memory (what a learner publishes to remote
+//!   self-play workers);
 //! - [`device`]: `cpu` (burn's `flex`, always built), `wgpu` and `cuda` (Cargo features).
 
 pub mod checkpoint;
@@ -26,6 +28,7 @@ mod net;
 pub mod service;
 #[cfg(feature = "wgpu")]
 mod wgpu_probe;
+pub mod weights;
 
 pub use checkpoint::{
     CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,
@@ -43,6 +46,7 @@ pub use net::{
     VALUE_COLUMN, reference_forward,
 };
 pub use service::{InferenceService, ServiceClient, ServiceConfig, ServiceStats};
+pub use weights::{WeightsError, decode_weights, encode_weights};
 
 /// The burn device type, re-exported so callers need no direct burn dependency.
 pub use burn::tensor::Device;

@@ -16,6 +16,7 @@ mod report;
 mod selfplay;
 mod serve;
 mod train;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -56,6 +57,9 @@ enum Command {
     Serve(serve::Args),
     /// Measure the network on a device: inference service and direct evaluations/s, learner steps/s.
     Bench(bench::Args),
+    /// Self-play for a learner started with `oware train --broker URL`, sending games through
+    /// Redis (run on any number of machines).
+    Worker(worker::Args),
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -75,5 +79,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Judge(args) => judge::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Worker(args) => worker::run(args),
     }
 }

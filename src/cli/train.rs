@@ -27,6 +27,12 @@ pub struct Args {
     /// Plain log lines instead of a live progress line.
     #[arg(long, short)]
     quiet: bool,
+    /// Also learn from `oware worker` processes through this Redis
+    /// (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS); with
+    /// selfplay.workers = 0 the games come only from them. Never stored in the run directory;
+    /// put a password in the OWARE_BROKER environment variable rather than on the command line.
+    #[arg(long, value_name = "URL", env = "OWARE_BROKER", hide_env_values = true)]
+    broker: Option<String>,
 }
 
 /// `runs/run-YYYYMMDD-HHMMSS` in UTC.
@@ -62,6 +68,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(dir) => (dir, true),
         None => (args.run.unwrap_or_else(default_run_dir), false),
     };
+    let broker = args
+        .broker
+        .as_deref()
+        .map(oware_trainer::broker::BrokerUrl::parse)
+        .transpose()?;
     install_ctrl_c()?;
     train(&TrainOptions {
         run,
@@ -70,6 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         resume,
         device: args.device,
         quiet: args.quiet,
+        broker,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -36,13 +36,16 @@ pub struct TrainConfig {
     pub eval: EvalConfig,
     /// `[log]`: TensorBoard and terminal output.
     pub log: LogConfig,
+    /// `[broker]`: self-play workers elsewhere (`oware train --broker`, `oware worker`).
+    pub broker: BrokerConfig,
 }
 
 /// `[selfplay]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfplayConfig {
-    /// Self-play worker threads; 0 means one per CPU core.
+    /// Self-play worker threads; 0 means one per CPU core, except with `oware train --broker`,
+    /// where 0 means no local self-play at all (the games come from `oware worker` processes).
     pub workers: usize,
     /// Games each worker keeps in flight (its batch of trees).
     pub games_per_worker: usize,
@@ -308,6 +311,32 @@ impl Default for LogConfig {
     }
 }
 
+/// `[broker]`: used only with `oware train --broker URL` (the URL itself is a command-line
+/// flag, never stored in the config, because it may carry a password).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrokerConfig {
+    /// Games played with weights more than this many published versions older than the
+    /// learner's newest are dropped (and counted as stale).
+    pub max_version_lag: u64,
+    /// Upper bound on the games stream: workers add games with `MAXLEN ~ max_stream_len`, so a
+    /// learner that is away for long loses the oldest unread games rather than Redis filling
+    /// its memory.
+    pub max_stream_len: u64,
+    /// Games the learner reads from the stream per request.
+    pub read_batch: usize,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig {
+            max_version_lag: 4,
+            max_stream_len: 100_000,
+            read_batch: 512,
+        }
+    }
+}
+
 fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()> {
     if ok {
         Ok(())
@@ -454,6 +483,17 @@ impl TrainConfig {
         check(self.log.every_steps >= 1, "log.every_steps", || {
             "must be at least 1".into()
         })?;
+        let b = &self.broker;
+        check(
+            (100..=100_000_000).contains(&b.max_stream_len),
+            "broker.max_stream_len",
+            || format!("{} is outside 100..=100000000", b.max_stream_len),
+        )?;
+        check(
+            (1..=10_000).contains(&b.read_batch),
+            "broker.read_batch",
+            || format!("{} is outside 1..=10000", b.read_batch),
+        )?;
         Ok(())
     }
 

@@ -214,6 +214,7 @@ pub struct Progress {
     started: Instant,
     last_eval: String,
     last_step: Option<Instant>,
+    suffix: String,
 }
 
 impl Progress {
@@ -228,12 +229,22 @@ impl Progress {
             started: Instant::now(),
             last_eval: String::new(),
             last_step: None,
+            suffix: String::new(),
         }
     }
 
     /// A message on a line of its own.
     pub fn note(&mut self, msg: &str) {
         self.line.note(msg);
+    }
+
+    /// Text appended to the status line from now on (the broker's workers and rates).
+    pub fn set_suffix(&mut self, text: &str) {
+        self.suffix = if text.is_empty() {
+            String::new()
+        } else {
+            format!(" | {text}")
+        };
     }
 
     /// While the learner waits for self-play data (shown only while no step is being logged).
@@ -249,8 +260,8 @@ impl Progress {
         self.line.set_fraction(
             done,
             format!(
-                "self-play: {have}/{need} positions in the buffer, {:.0} positions/s, {:.0} sims/s",
-                rates.positions_per_sec, rates.sims_per_sec
+                "self-play: {have}/{need} positions in the buffer, {:.0} positions/s, {:.0} sims/s{}",
+                rates.positions_per_sec, rates.sims_per_sec, self.suffix
             ),
         );
     }
@@ -302,6 +313,7 @@ impl Progress {
                 format!(" | {}", self.last_eval)
             },
         );
+        let text = format!("{text}{}", self.suffix);
         self.line.set_fraction(fraction, text);
     }
 

@@ -17,7 +17,7 @@ pub const REPLAY_FILE: &str = "replay.bin";
 
 /// The trainer's counters saved in each checkpoint's `meta.json` (`extra`). Every field must be
 /// there (a damaged `extra` is an error, never a silent reset), except the optional previous
-/// evaluated checkpoint.
+/// evaluated checkpoint and the broker's state.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Counters {
@@ -39,6 +39,10 @@ pub struct Counters {
     /// learner's sampling) are derived from `[schedule] seed`, this count and the step, so a
     /// resumed run does not replay the random choices it made before.
     pub starts: u64,
+    /// The broker's counters and de-duplication state (runs with `--broker` only; absent in
+    /// checkpoints of runs without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker: Option<crate::broker::learner::BrokerState>,
 }
 
 impl Counters {

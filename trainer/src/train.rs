@@ -10,6 +10,8 @@
 //! evaluation lines of steps after it (a kill between an evaluation and its checkpoint) are
 //! dropped when the run resumes, and that step is evaluated again.
 
+use crate::broker::BrokerUrl;
+use crate::broker::learner::{LearnerBroker, Start};
 use crate::config::TrainConfig;
 use crate::eval::{EvalContext, EvalLine, run_evaluation};
 use crate::inference::SelfplayNet;
@@ -45,6 +47,36 @@ pub struct TrainOptions {
     pub device: DeviceKind,
     /// Plain log lines instead of a live progress line.
     pub quiet: bool,
+    /// Also (with `selfplay.workers = 0`: only) learn from `oware worker` processes through
+    /// this Redis.
+    pub broker: Option<BrokerUrl>,
+}
+
+/// Self-play threads in this process: `selfplay.workers`, except that with a broker 0 means
+/// none (the games come from workers elsewhere) rather than one per core.
+pub fn local_workers(config: &TrainConfig, broker: bool) -> usize {
+    if broker && config.selfplay.workers == 0 {
+        0
+    } else {
+        config.selfplay.worker_count()
+    }
+}
+
+/// The run's name in Redis keys: the run directory's last component.
+fn run_name(run: &RunDir) -> anyhow::Result<String> {
+    let name = run
+        .root()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .unwrap_or_default();
+    crate::broker::check_run_name(&name).map_err(|e| {
+        anyhow::anyhow!(
+            "{e:#}; with --broker the run directory's name ({}) names the run for the workers",
+            run.root().display()
+        )
+    })?;
+    Ok(name)
 }
 
 /// Set by Ctrl-C: finish the current step, checkpoint and exit.
@@ -137,30 +169,81 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     for note in &notes {
         progress.note(note);
     }
+    let local = local_workers(&config, opts.broker.is_some());
     progress.note(&format!(
-        "{} run {} on {} with {} self-play workers x {} games ({} inference); network {} parameters",
+        "{} run {} on {} with {local} self-play workers x {} games ({} inference){}; network {} parameters",
         if opts.resume { "resuming" } else { "starting" },
         run.root().display(),
         opts.device.name(),
-        config.selfplay.worker_count(),
         config.selfplay.games_per_worker,
         network.mode().name(),
+        if opts.broker.is_some() {
+            " here, and workers through the broker"
+        } else {
+            ""
+        },
         config.model.num_params()
     ));
-    let (outcome, failure) =
-        network.with_workers(&config, &stats, &control, seed, |rx, failed| {
-            let ctx = LoopContext {
-                config: &config,
-                run: &run,
-                network: &network,
-                stats: &stats,
-                pause: &pause,
-                failure: failed,
-                device: opts.device,
-                base_sims_moves: (state.counters.sims, state.counters.moves),
-            };
-            learner_loop(&ctx, &mut state, rx, &mut tb, &mut progress, seed)
-        })?;
+    let mut broker = match &opts.broker {
+        None => None,
+        Some(url) => {
+            let started = LearnerBroker::start(
+                Start {
+                    url,
+                    run: &run_name(&run)?,
+                    config: &config,
+                    state: state.counters.broker.take().unwrap_or_default(),
+                    net: &state.learner.evaluator(),
+                    fresh: !opts.resume,
+                    stop: &INTERRUPTED,
+                },
+                &mut |n| progress.note(n),
+            )?;
+            match started {
+                Some(b) => Some(b),
+                // Ctrl-C while waiting for Redis: nothing was trained, nothing to save.
+                None => {
+                    progress.note("stopped while waiting for Redis; nothing was trained");
+                    return Ok(());
+                }
+            }
+        }
+    };
+    let base_sims_moves = (state.counters.sims, state.counters.moves);
+    let mut run_loop = |rx: &Receiver<GameRecord>, failed: &WorkerFailure| {
+        let ctx = LoopContext {
+            config: &config,
+            run: &run,
+            network: &network,
+            stats: &stats,
+            pause: &pause,
+            failure: failed,
+            device: opts.device,
+            base_sims_moves,
+            local_workers: local,
+        };
+        learner_loop(
+            &ctx,
+            &mut state,
+            rx,
+            &mut tb,
+            &mut progress,
+            seed,
+            &mut broker,
+        )
+    };
+    let (outcome, failure) = if local == 0 {
+        // No self-play threads here: every game comes through the broker.
+        let (_, rx) = std::sync::mpsc::channel::<GameRecord>();
+        let failed = WorkerFailure::default();
+        let outcome = run_loop(&rx, &failed);
+        (outcome, failed.take())
+    } else {
+        network.with_workers(&config, &stats, &control, seed, run_loop)?
+    };
+    if let Some(b) = broker.take() {
+        b.shutdown();
+    }
     progress.finish();
     if let Some(tb) = tb.as_mut() {
         tb.flush()?;
@@ -196,6 +279,8 @@ struct LoopContext<'a> {
     device: DeviceKind,
     /// Simulations and moves counted by earlier processes of this run (before a resume).
     base_sims_moves: (u64, u64),
+    /// Self-play threads in this process (0: games come only through the broker).
+    local_workers: usize,
 }
 
 /// Why the learner loop ended.
@@ -250,6 +335,7 @@ fn learner_loop(
     tb: &mut Option<TensorBoard>,
     progress: &mut Progress,
     seed: u64,
+    broker: &mut Option<LearnerBroker>,
 ) -> anyhow::Result<End> {
     let config = ctx.config;
     let sched = &config.schedule;
@@ -261,12 +347,19 @@ fn learner_loop(
     let mut game_plies: Vec<u32> = Vec::new();
     let mut last_checkpoint_step = state.meta.step;
     let mut last_eval_step = state.meta.step;
+    let mut last_broker_report = Instant::now();
     let end = loop {
         // Drain finished games.
         let mut got_any = false;
         while let Ok(record) = rx.try_recv() {
             got_any = true;
             ingest(state, record, &mut game_plies);
+        }
+        if let Some(b) = broker.as_mut() {
+            got_any |= b.poll(Duration::ZERO, &mut |r| ingest(state, r, &mut game_plies)) > 0;
+            for note in b.take_notes() {
+                progress.note(&note);
+            }
         }
         if let Some(end) = stop_reason(ctx, state.meta.step, elapsed()) {
             break end;
@@ -276,12 +369,24 @@ fn learner_loop(
             && state.counters.trained_samples + sched.batch_size as u64 <= allowed;
         if !can_train {
             if !got_any {
-                match rx.recv_timeout(Duration::from_millis(200)) {
-                    Ok(record) => ingest(state, record, &mut game_plies),
-                    Err(RecvTimeoutError::Timeout) => {}
-                    // A failed worker is seen at the top of the loop.
-                    Err(RecvTimeoutError::Disconnected) if ctx.failure.is_set() => {}
-                    Err(RecvTimeoutError::Disconnected) => break End::WorkersGone,
+                match broker.as_mut() {
+                    // Only broker games: wait for them (they are taken at the top of the loop).
+                    Some(b) if ctx.local_workers == 0 => {
+                        b.poll(Duration::from_millis(200), &mut |r| {
+                            ingest(state, r, &mut game_plies)
+                        });
+                        if last_broker_report.elapsed() >= Duration::from_secs(5) {
+                            progress.set_suffix(&b.report().line());
+                            last_broker_report = Instant::now();
+                        }
+                    }
+                    _ => match rx.recv_timeout(Duration::from_millis(200)) {
+                        Ok(record) => ingest(state, record, &mut game_plies),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        // A failed worker is seen at the top of the loop.
+                        Err(RecvTimeoutError::Disconnected) if ctx.failure.is_set() => {}
+                        Err(RecvTimeoutError::Disconnected) => break End::WorkersGone,
+                    },
                 }
             }
             progress.waiting(
@@ -313,7 +418,12 @@ fn learner_loop(
         state.counters.trained_samples += batch.positions.len() as u64;
         let step = state.meta.step;
         if step.is_multiple_of(sched.sync_every_steps) {
-            ctx.network.publish(state.learner.evaluator());
+            let net = state.learner.evaluator();
+            if let Some(b) = broker.as_mut() {
+                b.publish(&net, config)
+                    .with_context(|| format!("publishing the weights of step {step}"))?;
+            }
+            ctx.network.publish(net);
         }
         if step.is_multiple_of(config.log.every_steps) {
             let rates = window.rates(state.counters.new_samples);
@@ -323,6 +433,12 @@ fn learner_loop(
                 game_plies.iter().map(|&p| p as f64).sum::<f64>() / game_plies.len() as f64
             };
             game_plies.clear();
+            if let Some(b) = broker.as_mut() {
+                let report = b.report();
+                log_broker(tb, &report, step)?;
+                progress.set_suffix(&report.line());
+                last_broker_report = Instant::now();
+            }
             for (tag, v) in [
                 ("loss/total", losses.total as f64),
                 ("loss/policy", losses.policy as f64),
@@ -376,7 +492,7 @@ fn learner_loop(
         }
         if eval_due || step - last_checkpoint_step >= sched.checkpoint_every_steps {
             state.counters.elapsed_secs = elapsed();
-            checkpoint(ctx, state)?;
+            checkpoint(ctx, state, broker)?;
             last_checkpoint_step = step;
         }
     };
@@ -387,9 +503,9 @@ fn learner_loop(
         tb,
         progress,
         end,
-        last_checkpoint_step,
-        last_eval_step,
+        (last_checkpoint_step, last_eval_step),
         elapsed(),
+        broker,
     )?;
     Ok(end)
 }
@@ -404,9 +520,9 @@ fn finish(
     tb: &mut Option<TensorBoard>,
     progress: &mut Progress,
     end: End,
-    last_checkpoint_step: u64,
-    last_eval_step: u64,
+    (last_checkpoint_step, last_eval_step): (u64, u64),
     elapsed_secs: f64,
+    broker: &mut Option<LearnerBroker>,
 ) -> anyhow::Result<()> {
     let step = state.meta.step;
     if end == (End::WorkerFailed { diverged: true }) {
@@ -418,6 +534,9 @@ fn finish(
         while let Ok(record) = rx.try_recv() {
             ingest(state, record, &mut Vec::new());
         }
+        if let Some(b) = broker.as_mut() {
+            b.poll(Duration::ZERO, &mut |r| ingest(state, r, &mut Vec::new()));
+        }
     }
     state.counters.elapsed_secs = elapsed_secs;
     if end == End::Done && ctx.config.eval.every_steps > 0 && step > last_eval_step {
@@ -426,7 +545,7 @@ fn finish(
         evaluate(ctx, state, tb, progress)?;
     }
     if saves {
-        checkpoint(ctx, state)?;
+        checkpoint(ctx, state, broker)?;
     }
     progress.note(&format!(
         "stopped at step {step} after {:.1} min; {} self-play games; latest checkpoint {}",
@@ -434,6 +553,40 @@ fn finish(
         state.meta.games,
         last_good(ctx.run)
     ));
+    Ok(())
+}
+
+/// The broker's scalars: ingest rate, version lag, workers and their rates, the counts.
+fn log_broker(
+    tb: &mut Option<TensorBoard>,
+    report: &crate::broker::learner::BrokerReport,
+    step: u64,
+) -> anyhow::Result<()> {
+    let t = &report.totals;
+    for (tag, v) in [
+        ("broker/ingest_games_per_sec", report.ingest_games_per_sec),
+        ("broker/version_lag", report.mean_version_lag),
+        ("broker/workers", report.active_workers as f64),
+        (
+            "broker/games_per_worker_per_sec",
+            report.games_per_worker_per_sec,
+        ),
+        ("broker/games", t.games as f64),
+        ("broker/rejected", t.rejected as f64),
+        ("broker/stale", t.stale as f64),
+        ("broker/duplicates", t.duplicates as f64),
+        ("broker/version", t.version as f64),
+    ] {
+        log(tb, tag, v, step)?;
+    }
+    for (worker, rate) in &report.per_worker {
+        log(
+            tb,
+            &format!("broker/worker/{worker}/games_per_sec"),
+            *rate,
+            step,
+        )?;
+    }
     Ok(())
 }
 
@@ -512,13 +665,30 @@ fn evaluate(
     Ok(())
 }
 
-/// Checkpoints the run, recording the self-play simulation and move counts first. Weights that
+/// Checkpoints the run, recording the self-play simulation and move counts (and the broker's
+/// state) first; the broker's games in it are acknowledged once it is written. Weights that
 /// are not finite are a divergence: not saved.
-fn checkpoint(ctx: &LoopContext<'_>, state: &mut State) -> anyhow::Result<()> {
+fn checkpoint(
+    ctx: &LoopContext<'_>,
+    state: &mut State,
+    broker: &mut Option<LearnerBroker>,
+) -> anyhow::Result<()> {
     let (sims, moves) = ctx.base_sims_moves;
     state.counters.sims = sims + ctx.stats.sims.load(Ordering::Relaxed);
     state.counters.moves = moves + ctx.stats.moves.load(Ordering::Relaxed);
-    match save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints) {
+    if let Some(b) = broker.as_mut() {
+        state.counters.broker = Some(b.state().clone());
+        b.checkpoint_starting();
+    }
+    let saved = save_state(ctx.run, state, ctx.config.schedule.keep_checkpoints);
+    if let Some(b) = broker.as_mut() {
+        if saved.is_ok() {
+            b.checkpoint_written();
+        } else {
+            b.checkpoint_failed();
+        }
+    }
+    match saved {
         Ok(_) => Ok(()),
         Err(e)
             if e.chain().any(|c| {

@@ -1,0 +1,88 @@
+//! `oware worker`: self-play for a learner started with `oware train --broker URL`, on any
+//! machine that reaches its Redis.
+
+use super::device::parse_device;
+use oware_model::DeviceKind;
+use oware_trainer::broker::BrokerUrl;
+use oware_trainer::broker::worker::{WorkerOptions, run_worker_process};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Arguments of `oware worker`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The learner's Redis (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS);
+    /// put a password in the OWARE_BROKER environment variable rather than on the command line.
+    #[arg(long, value_name = "URL", env = "OWARE_BROKER", hide_env_values = true)]
+    broker: String,
+    /// The run's name: the last component of the learner's run directory.
+    #[arg(long, value_name = "NAME")]
+    run: String,
+    /// Self-play threads; 0 means one per CPU core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Where the network runs: cpu, wgpu or cuda (GPU builds need the matching Cargo feature).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    device: DeviceKind,
+    /// Stop after this many games (once they are sent); default: until Ctrl-C.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    games: Option<u64>,
+    /// Print the summary at the end as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No rate lines every 10 s.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Set by Ctrl-C: finish the current searches, send the finished games, exit.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Runs `oware worker`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let url = BrokerUrl::parse(&args.broker)?;
+    if args.threads > 1024 {
+        anyhow::bail!("--threads {} is more than 1024", args.threads);
+    }
+    ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst))
+        .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
+    let summary = run_worker_process(
+        &WorkerOptions {
+            url,
+            run: args.run,
+            threads: args.threads,
+            device: args.device,
+            games: args.games,
+            quiet: args.quiet,
+        },
+        &STOP,
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        println!(
+            "worker {}: {} games ({} sent{}{}), {} positions in {:.1} s: {:.0} positions/s, {:.2} games/s, {:.0} sims/s; weights version {} ({} loaded)",
+            summary.worker,
+            summary.games,
+            summary.sent,
+            if summary.dropped > 0 {
+                format!(", {} dropped while Redis was away", summary.dropped)
+            } else {
+                String::new()
+            },
+            if summary.unsent > 0 {
+                format!(", {} unsent: Redis was away at the end", summary.unsent)
+            } else {
+                String::new()
+            },
+            summary.positions,
+            summary.seconds,
+            summary.positions_per_sec,
+            summary.games_per_sec,
+            summary.sims_per_sec,
+            summary.version,
+            summary.weights_loaded
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,313 @@
+//! Self-play on many machines through Redis: `oware train --broker URL` (the learner) and
+//! `oware worker --broker URL --run NAME` (stateless self-play processes anywhere).
+//!
+//! # Keys of a run
+//! `NAME` is the run's name (its directory's last component, or `--run NAME` of a worker).
+//!
+//! - `oware:{NAME}:weights`, a hash written by the learner in one `MULTI`/`EXEC`:
+//!   `version` (a decimal number, see below), `model` (the network shape, JSON), `settings`
+//!   (the learner's `[mcts]`, `[selfplay]` and `[broker]` sections, JSON: workers play with the
+//!   learner's search settings), `weights` (burnpack bytes, [`oware_model::encode_weights`]) and
+//!   `checksum` (FNV-1a 64 of `weights`, hex). Workers poll `version` about once a second and
+//!   fetch the whole hash when it changes.
+//! - `oware:{NAME}:games`, a stream: one entry per finished game, field `g` holding the
+//!   record of [`wire`] (worker id, per-worker sequence number, weights version, moves, search
+//!   policies). Workers add with `MAXLEN ~ broker.max_stream_len`. The learner reads it through
+//!   the consumer group `learner` as consumer `learner`.
+//!
+//! # Versions
+//! Each publication gets the next version: one more than the larger of the run's own count
+//! (kept in its checkpoints) and the version found in Redis when the learner starts, so versions
+//! only grow, across learner restarts too. A game is tagged with the version its worker held
+//! when the game ended. The learner drops a game whose version is more than
+//! `broker.max_version_lag` below its newest (counted as stale).
+//!
+//! # Delivery: at least once, trained once
+//! Every record carries its game id: the worker's id (random, new for every worker process)
+//! and a sequence number that counts that worker's games from 0. A worker sends its games in
+//! order and retries a send that failed, so the learner sees each worker's games in order,
+//! perhaps more than once. The learner keeps, per worker, the highest sequence number it has
+//! taken ([`learner::BrokerState`], saved in every checkpoint's `meta.json`); a record at or
+//! below it is a duplicate and is dropped (counted). Entries are acknowledged (`XACK`, then
+//! deleted with `XDEL`) only after a checkpoint holds their games. A learner that is killed
+//! leaves the entries it read since its last checkpoint pending in the group; when it resumes
+//! it first re-reads its pending entries (`XREADGROUP ... 0`), then new ones (`>`). Games that
+//! the checkpoint holds are then duplicates, the others are taken: none is lost, none is
+//! trained on twice.
+//!
+//! # Validation
+//! A record is decoded and checked before it comes near the replay buffer: its size (at most
+//! [`wire::MAX_RECORD_BYTES`]), every field's range, the worker id's characters, every move
+//! (the game is replayed with the engine, and must end exactly at its last move), every policy
+//! (finite, non-negative, zero on illegal moves, summing to 1 over the legal ones). The
+//! positions and the value and margin targets are not sent: the learner computes them from the
+//! replayed game, so they are right by construction. A bad record is dropped, counted as
+//! rejected, and acknowledged with the others.
+//!
+//! # Failures
+//! Redis down or unreachable: the learner keeps training on what it has and checkpointing
+//! (acknowledgements wait); its Redis thread reconnects with exponential backoff (0.2 s up to
+//! 10 s) and says so on one line. Workers keep playing and hold up to
+//! [`worker::OUTBOX_GAMES`] finished games until Redis is back. A Redis that comes back empty
+//! (restarted without persistence) gets the weights republished and the consumer group created
+//! again. Passwords in URLs are never printed ([`BrokerUrl`]'s `Display` hides them) and the
+//! URL is never written to `config.toml`.
+
+pub mod learner;
+pub mod wire;
+pub mod worker;
+
+use anyhow::Context;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// The consumer group (and consumer) name of the learner on the games stream.
+pub const GROUP: &str = "learner";
+/// The stream field that holds a game record.
+pub const GAME_FIELD: &str = "g";
+
+/// The Redis keys of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keys {
+    /// `oware:{run}:weights`.
+    pub weights: String,
+    /// `oware:{run}:games`.
+    pub games: String,
+}
+
+impl Keys {
+    /// The keys of run `run` (a name of letters, digits, `.`, `_` and `-`).
+    pub fn new(run: &str) -> anyhow::Result<Keys> {
+        check_run_name(run)?;
+        Ok(Keys {
+            weights: format!("oware:{{{run}}}:weights"),
+            games: format!("oware:{{{run}}}:games"),
+        })
+    }
+}
+
+/// Checks a run name used in Redis keys.
+pub fn check_run_name(run: &str) -> anyhow::Result<()> {
+    let ok = !run.is_empty()
+        && run.len() <= 100
+        && run
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !ok {
+        anyhow::bail!(
+            "run name '{run}' cannot name Redis keys: use 1 to 100 letters, digits, '.', '_' or '-'"
+        );
+    }
+    Ok(())
+}
+
+/// A broker URL (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://` for TLS) whose
+/// `Display` hides the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BrokerUrl {
+    url: String,
+}
+
+impl BrokerUrl {
+    /// Parses and checks a URL (the redis client's own parser decides).
+    pub fn parse(url: &str) -> anyhow::Result<BrokerUrl> {
+        let candidate = BrokerUrl {
+            url: url.to_string(),
+        };
+        if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+            anyhow::bail!(
+                "--broker {candidate}: expected redis://HOST[:PORT][/DB] or rediss://..."
+            );
+        }
+        redis::Client::open(url).map_err(|e| {
+            anyhow::anyhow!("--broker {candidate}: {}", redact_text(&e.to_string(), url))
+        })?;
+        Ok(candidate)
+    }
+
+    /// The URL with its password, for the client only.
+    fn secret(&self) -> &str {
+        &self.url
+    }
+
+    /// A client for this URL.
+    pub fn client(&self) -> anyhow::Result<redis::Client> {
+        redis::Client::open(self.secret()).map_err(|e| {
+            anyhow::anyhow!("broker {self}: {}", redact_text(&e.to_string(), &self.url))
+        })
+    }
+
+    /// `err`'s text with the password (if any) hidden.
+    pub fn describe(&self, err: &redis::RedisError) -> String {
+        redact_text(&err.to_string(), &self.url)
+    }
+}
+
+impl fmt::Display for BrokerUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&redact(&self.url))
+    }
+}
+
+impl fmt::Debug for BrokerUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BrokerUrl({self})")
+    }
+}
+
+/// `url` with the password of its user part replaced by `***`.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((user_info, host)) => {
+            let user = match user_info.split_once(':') {
+                Some((user, _password)) => format!("{user}:***"),
+                // `redis://SECRET@host`: a lone user part may be a password too.
+                None => "***".to_string(),
+            };
+            format!("{scheme}://{user}@{host}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// `text` with the password of `url` (if it has one) replaced by `***` wherever it appears.
+fn redact_text(text: &str, url: &str) -> String {
+    let password = url
+        .split_once("://")
+        .map(|(_, rest)| &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())])
+        .and_then(|authority| authority.rsplit_once('@'))
+        .map(|(user_info, _)| user_info.split_once(':').map_or(user_info, |(_, p)| p))
+        .filter(|p| !p.is_empty());
+    match password {
+        Some(p) => text.replace(p, "***"),
+        None => text.to_string(),
+    }
+}
+
+/// Exponential backoff between reconnection attempts: 0.2 s, doubling, at most 10 s.
+#[derive(Debug)]
+pub struct Backoff {
+    delay: Duration,
+    next_try: Option<Instant>,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff::new()
+    }
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(200);
+    const MAX: Duration = Duration::from_secs(10);
+
+    /// A backoff that allows the first attempt at once.
+    pub fn new() -> Backoff {
+        Backoff {
+            delay: Self::FIRST,
+            next_try: None,
+        }
+    }
+
+    /// Whether an attempt may be made now.
+    pub fn ready(&self) -> bool {
+        self.next_try.is_none_or(|t| Instant::now() >= t)
+    }
+
+    /// Time until the next attempt may be made.
+    pub fn wait(&self) -> Duration {
+        self.next_try.map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(Instant::now())
+        })
+    }
+
+    /// Records a failed attempt; returns the delay before the next one.
+    pub fn failed(&mut self) -> Duration {
+        let delay = self.delay;
+        self.next_try = Some(Instant::now() + delay);
+        self.delay = (self.delay * 2).min(Self::MAX);
+        delay
+    }
+
+    /// Records a success: the next failure waits the first delay again.
+    pub fn succeeded(&mut self) {
+        self.delay = Self::FIRST;
+        self.next_try = None;
+    }
+}
+
+/// Opens a connection with timeouts: `connect` to connect, `io` for each reply.
+pub fn connect(
+    url: &BrokerUrl,
+    connect: Duration,
+    io: Duration,
+) -> anyhow::Result<redis::Connection> {
+    let client = url.client()?;
+    let con = client
+        .get_connection_with_timeout(connect)
+        .map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {}", url.describe(&e)))?;
+    con.set_read_timeout(Some(io))
+        .and_then(|()| con.set_write_timeout(Some(io)))
+        .map_err(|e| anyhow::anyhow!("Redis at {url}: {}", url.describe(&e)))
+        .context("setting timeouts")?;
+    Ok(con)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_hidden() {
+        assert_eq!(
+            redact("redis://127.0.0.1:6379/0"),
+            "redis://127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            redact("redis://user:s3cret@host:6379/2"),
+            "redis://user:***@host:6379/2"
+        );
+        assert_eq!(redact("rediss://:s3cret@host"), "rediss://:***@host");
+        assert_eq!(redact("redis://s3cret@host"), "redis://***@host");
+        let url = BrokerUrl::parse("redis://u:pa55word@127.0.0.1:1/0").expect("valid");
+        assert_eq!(url.to_string(), "redis://u:***@127.0.0.1:1/0");
+        assert!(!format!("{url:?}").contains("pa55word"));
+        assert_eq!(
+            redact_text("auth failed for pa55word", "redis://u:pa55word@h"),
+            "auth failed for ***"
+        );
+        let err = BrokerUrl::parse("http://u:pa55word@host").expect_err("not redis");
+        assert!(!format!("{err:#}").contains("pa55word"), "{err:#}");
+    }
+
+    #[test]
+    fn keys_and_run_names() {
+        let k = Keys::new("run-1.a_b").expect("valid");
+        assert_eq!(k.weights, "oware:{run-1.a_b}:weights");
+        assert_eq!(k.games, "oware:{run-1.a_b}:games");
+        assert!(Keys::new("a b").is_err());
+        assert!(Keys::new("").is_err());
+        assert!(Keys::new("x}:y").is_err());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let mut b = Backoff::new();
+        assert!(b.ready());
+        assert_eq!(b.failed(), Duration::from_millis(200));
+        assert!(!b.ready());
+        assert_eq!(b.failed(), Duration::from_millis(400));
+        for _ in 0..10 {
+            b.failed();
+        }
+        assert_eq!(b.failed(), Duration::from_secs(10));
+        b.succeeded();
+        assert!(b.ready());
+        assert_eq!(b.failed(), Duration::from_millis(200));
+    }
+}

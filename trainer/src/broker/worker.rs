@@ -1,0 +1,473 @@
+//! `oware worker`: a stateless self-play process. It fetches the newest weights of a run from
+//! Redis, plays with the batched self-play driver (the same one `oware train` runs locally),
+//! sends each finished game to the run's stream, and picks up new weights as they are
+//! published. See the module docs of [`crate::broker`].
+
+use super::wire;
+use super::{Backoff, BrokerUrl, GAME_FIELD, Keys, connect};
+use crate::config::{BrokerConfig, SelfplayConfig, TrainConfig};
+use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, with_workers};
+use anyhow::Context;
+use oware_engine::mcts::MctsConfig;
+use oware_model::{DeviceKind, ModelConfig, NetEvaluator};
+use serde::Deserialize;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+/// Finished games a worker holds while Redis is away; beyond this the oldest are dropped (the
+/// learner counts them as missing).
+pub const OUTBOX_GAMES: usize = 10_000;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+const IO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often the worker asks whether new weights are out.
+const VERSION_POLL: Duration = Duration::from_millis(500);
+/// How often it prints its rates.
+const RATE_EVERY: Duration = Duration::from_secs(10);
+/// Games sent per round trip at most.
+const SEND_BATCH: usize = 256;
+
+/// How `oware worker` was asked to run.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The broker.
+    pub url: BrokerUrl,
+    /// The run's name (the learner's run directory's last component).
+    pub run: String,
+    /// Self-play threads; 0 means one per CPU core.
+    pub threads: usize,
+    /// Where the network runs.
+    pub device: DeviceKind,
+    /// Stop after this many games (all sent); `None`: until Ctrl-C.
+    pub games: Option<u64>,
+    /// Plain rate lines every 10 s on stderr (always; `quiet` turns them off).
+    pub quiet: bool,
+}
+
+/// What a worker did, printed when it stops.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct WorkerSummary {
+    /// The worker's id (in the learner's TensorBoard tags and run state).
+    pub worker: String,
+    /// Games finished.
+    pub games: u64,
+    /// Games sent to Redis.
+    pub sent: u64,
+    /// Games dropped because the outbox was full (Redis away too long).
+    pub dropped: u64,
+    /// Games not sent when the worker stopped (Redis away at the end).
+    pub unsent: u64,
+    /// Training positions in the games finished.
+    pub positions: u64,
+    /// Seconds from the first weights to the end.
+    pub seconds: f64,
+    /// Positions per second.
+    pub positions_per_sec: f64,
+    /// Games per second.
+    pub games_per_sec: f64,
+    /// Simulations per second.
+    pub sims_per_sec: f64,
+    /// Weights versions loaded.
+    pub weights_loaded: u64,
+    /// The newest weights version held.
+    pub version: u64,
+    /// Times the connection to Redis was re-established.
+    pub reconnects: u64,
+}
+
+/// The settings the learner publishes beside its weights.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Settings {
+    mcts: MctsConfig,
+    selfplay: SelfplayConfig,
+    broker: BrokerConfig,
+}
+
+/// One fetched publication.
+struct Fetched {
+    version: u64,
+    model: ModelConfig,
+    settings_json: String,
+    weights: Vec<u8>,
+}
+
+/// A worker id: host name, process id and a random suffix (a restarted worker is a new one).
+fn worker_id() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let host: String = host
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        .take(32)
+        .collect();
+    let host = if host.is_empty() {
+        "worker".to_string()
+    } else {
+        host
+    };
+    let salt: u32 = rand::random();
+    format!("{host}-{}-{salt:08x}", std::process::id())
+}
+
+/// The weights hash's fields as `HMGET` returns them: version, model, settings, weights,
+/// checksum.
+type WeightsFields = (
+    Option<u64>,
+    Option<String>,
+    Option<String>,
+    Option<Vec<u8>>,
+    Option<String>,
+);
+
+/// The weights hash's fields, or `None` while nothing is published.
+fn fetch(con: &mut redis::Connection, keys: &Keys) -> anyhow::Result<Option<Fetched>> {
+    let (version, model, settings, weights, checksum): WeightsFields = redis::cmd("HMGET")
+        .arg(&keys.weights)
+        .arg("version")
+        .arg("model")
+        .arg("settings")
+        .arg("weights")
+        .arg("checksum")
+        .query(con)
+        .with_context(|| format!("reading {}", keys.weights))?;
+    let (Some(version), Some(model), Some(settings), Some(weights), Some(checksum)) =
+        (version, model, settings, weights, checksum)
+    else {
+        return Ok(None);
+    };
+    let got = format!("{:016x}", oware_model::checksum(&weights));
+    if got != checksum {
+        anyhow::bail!(
+            "{}: the weights' checksum {got} differs from the published {checksum}",
+            keys.weights
+        );
+    }
+    let model: ModelConfig = serde_json::from_str(&model)
+        .with_context(|| format!("{}: the published model shape", keys.weights))?;
+    Ok(Some(Fetched {
+        version,
+        model,
+        settings_json: settings,
+        weights,
+    }))
+}
+
+fn published_version(con: &mut redis::Connection, keys: &Keys) -> redis::RedisResult<Option<u64>> {
+    redis::cmd("HGET")
+        .arg(&keys.weights)
+        .arg("version")
+        .query(con)
+}
+
+/// The self-play config of a publication: the learner's settings, `threads` local threads.
+fn config_of(settings_json: &str, threads: usize) -> anyhow::Result<TrainConfig> {
+    let s: Settings = serde_json::from_str(settings_json)
+        .context("the learner's published settings (is this worker older than the learner?)")?;
+    let mut config = TrainConfig {
+        mcts: s.mcts,
+        selfplay: s.selfplay,
+        broker: s.broker,
+        ..TrainConfig::default()
+    };
+    config.selfplay.workers = threads;
+    config
+        .validate()
+        .context("the learner's published settings")?;
+    Ok(config)
+}
+
+/// The connection and its retries.
+struct Link<'a> {
+    url: &'a BrokerUrl,
+    con: Option<redis::Connection>,
+    backoff: Backoff,
+    reconnects: u64,
+    quiet: bool,
+    said_down: bool,
+}
+
+impl Link<'_> {
+    fn get(&mut self) -> Option<&mut redis::Connection> {
+        if self.con.is_none() && self.backoff.ready() {
+            match connect(self.url, CONNECT_TIMEOUT, IO_TIMEOUT) {
+                Ok(con) => {
+                    if self.said_down {
+                        eprintln!("worker: connected to {} again", self.url);
+                        self.reconnects += 1;
+                    }
+                    self.said_down = false;
+                    self.backoff.succeeded();
+                    self.con = Some(con);
+                }
+                Err(e) => self.down(&e),
+            }
+        }
+        self.con.as_mut()
+    }
+
+    fn down(&mut self, e: &anyhow::Error) {
+        self.con = None;
+        let delay = self.backoff.failed();
+        if !self.said_down || !self.quiet && delay >= Duration::from_secs(10) {
+            eprintln!(
+                "worker: {e:#}; playing on, retrying in {:.1} s (up to 10 s)",
+                delay.as_secs_f64()
+            );
+        }
+        self.said_down = true;
+    }
+}
+
+fn sleep_unless(stop: &AtomicBool, total: Duration) {
+    let until = Instant::now() + total;
+    while !stop.load(Ordering::SeqCst) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
+    }
+}
+
+/// Sends up to [`SEND_BATCH`] games of the outbox in one round trip; `Ok(n)`: sent `n`.
+fn send(
+    con: &mut redis::Connection,
+    keys: &Keys,
+    outbox: &VecDeque<Vec<u8>>,
+    max_len: u64,
+) -> redis::RedisResult<usize> {
+    let n = outbox.len().min(SEND_BATCH);
+    let mut pipe = redis::pipe();
+    for record in outbox.iter().take(n) {
+        pipe.cmd("XADD")
+            .arg(&keys.games)
+            .arg("MAXLEN")
+            .arg("~")
+            .arg(max_len)
+            .arg("*")
+            .arg(GAME_FIELD)
+            .arg(record.as_slice())
+            .ignore();
+    }
+    pipe.query::<()>(con)?;
+    Ok(n)
+}
+
+/// Runs a worker until `stop` is set (Ctrl-C) or its `games` are played and sent.
+///
+/// # Errors
+/// Bad settings or weights from the learner, a failing self-play thread; never Redis being
+/// away (that is retried).
+pub fn run_worker_process(
+    opts: &WorkerOptions,
+    stop: &AtomicBool,
+) -> anyhow::Result<WorkerSummary> {
+    let keys = Keys::new(&opts.run)?;
+    let id = worker_id();
+    let mut link = Link {
+        url: &opts.url,
+        con: None,
+        backoff: Backoff::new(),
+        reconnects: 0,
+        quiet: opts.quiet,
+        said_down: false,
+    };
+    let device = oware_model::device(opts.device)?;
+    // The first weights.
+    let mut said_waiting = false;
+    let first = loop {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(WorkerSummary {
+                worker: id,
+                ..WorkerSummary::default()
+            });
+        }
+        if let Some(con) = link.get() {
+            match fetch(con, &keys) {
+                Ok(Some(f)) => break f,
+                Ok(None) => {
+                    if !said_waiting {
+                        eprintln!(
+                            "worker: no weights published for run '{}' on {} yet (start `oware \
+                             train --broker URL` with a run directory named {}); waiting",
+                            opts.run, opts.url, opts.run
+                        );
+                        said_waiting = true;
+                    }
+                }
+                Err(e)
+                    if e.chain()
+                        .any(|c| c.downcast_ref::<redis::RedisError>().is_some()) =>
+                {
+                    link.down(&e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        sleep_unless(stop, Duration::from_millis(200));
+    };
+    let config = config_of(&first.settings_json, opts.threads)?;
+    let evaluator = NetEvaluator::from_weights_bytes(&first.model, first.weights, &device)
+        .with_context(|| format!("the weights version {} of {}", first.version, keys.weights))?;
+    let mut held = first.version;
+    let settings_json = first.settings_json;
+    let weights = SharedWeights::new(evaluator);
+    let stats = SelfplayStats::default();
+    let worker_stop = AtomicBool::new(false);
+    let pause = AtomicBool::new(false);
+    let left = opts.games.map(AtomicU64::new);
+    let control = WorkerControl {
+        stop: &worker_stop,
+        pause: &pause,
+        games_left: left.as_ref(),
+    };
+    eprintln!(
+        "worker {id}: run '{}' on {}, weights version {held}, {} threads x {} games, {} sims per move",
+        opts.run,
+        opts.url,
+        config.selfplay.worker_count(),
+        config.selfplay.games_per_worker,
+        config.mcts.sims
+    );
+    let max_plies = config.selfplay.max_plies;
+    let max_len = config.broker.max_stream_len;
+    let seed: u64 = rand::random();
+    let started = Instant::now();
+    let mut summary = WorkerSummary {
+        worker: id.clone(),
+        weights_loaded: 1,
+        ..WorkerSummary::default()
+    };
+    let mut outbox: VecDeque<Vec<u8>> = VecDeque::new();
+    let mut seq = 0u64;
+    let mut last_poll = Instant::now();
+    let mut last_rates = (Instant::now(), 0u64, 0u64, 0u64);
+    let mut said_settings = false;
+    let mut encode_error: Option<anyhow::Error> = None;
+    let mut take = |record: GameRecord,
+                    held: u64,
+                    summary: &mut WorkerSummary,
+                    outbox: &mut VecDeque<Vec<u8>>| {
+        summary.games += 1;
+        summary.positions += record.samples.len() as u64;
+        match wire::encode(&record, &id, seq, held, max_plies) {
+            Ok(bytes) => {
+                seq += 1;
+                if outbox.len() >= OUTBOX_GAMES {
+                    outbox.pop_front();
+                    summary.dropped += 1;
+                }
+                outbox.push_back(bytes);
+            }
+            Err(e) => encode_error = Some(e),
+        }
+    };
+    let ((), failure) = with_workers(&config, &weights, &stats, &control, seed, |rx, failure| {
+        let mut done = false;
+        while !done && !stop.load(Ordering::SeqCst) && !failure.is_set() {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(record) => take(record, held, &mut summary, &mut outbox),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => done = true,
+            }
+            while let Ok(record) = rx.try_recv() {
+                take(record, held, &mut summary, &mut outbox);
+            }
+            if !outbox.is_empty()
+                && let Some(con) = link.get()
+            {
+                match send(con, &keys, &outbox, max_len) {
+                    Ok(n) => {
+                        outbox.drain(..n);
+                        summary.sent += n as u64;
+                    }
+                    Err(e) => link.down(&anyhow::anyhow!(
+                        "sending games to {}: {}",
+                        opts.url,
+                        opts.url.describe(&e)
+                    )),
+                }
+            }
+            if last_poll.elapsed() >= VERSION_POLL {
+                last_poll = Instant::now();
+                if let Some(con) = link.get() {
+                    match published_version(con, &keys) {
+                        Ok(Some(v)) if v != held => match fetch(con, &keys) {
+                            Ok(Some(f)) => {
+                                match NetEvaluator::from_weights_bytes(&f.model, f.weights, &device)
+                                {
+                                    Ok(net) => {
+                                        weights.set(net);
+                                        held = f.version;
+                                        summary.weights_loaded += 1;
+                                        if f.settings_json != settings_json && !said_settings {
+                                            eprintln!(
+                                                "worker: the learner's settings changed; this worker keeps the ones it started with (restart it to use the new ones)"
+                                            );
+                                            said_settings = true;
+                                        }
+                                    }
+                                    Err(e) => eprintln!(
+                                        "worker: the weights version {} cannot be used ({e}); keeping version {held}",
+                                        f.version
+                                    ),
+                                }
+                            }
+                            Ok(None) => {}
+                            Err(e) => link.down(&e),
+                        },
+                        Ok(_) => {}
+                        Err(e) => link.down(&anyhow::anyhow!("{}", opts.url.describe(&e))),
+                    }
+                }
+            }
+            if !opts.quiet && last_rates.0.elapsed() >= RATE_EVERY {
+                let dt = last_rates.0.elapsed().as_secs_f64();
+                let sims = stats.sims.load(Ordering::Relaxed);
+                eprintln!(
+                    "worker {id}: {} games sent, {:.2} games/s, {:.0} positions/s, {:.0} sims/s, weights v{held}{}",
+                    summary.sent,
+                    (summary.games - last_rates.1) as f64 / dt,
+                    (summary.positions - last_rates.2) as f64 / dt,
+                    (sims - last_rates.3) as f64 / dt,
+                    if outbox.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} waiting to be sent", outbox.len())
+                    }
+                );
+                last_rates = (Instant::now(), summary.games, summary.positions, sims);
+            }
+        }
+    })?;
+    // The games finished so far are sent (for a few seconds at most if Redis is away).
+    let until = Instant::now() + Duration::from_secs(5);
+    while !outbox.is_empty() && Instant::now() < until {
+        match link.get() {
+            Some(con) => match send(con, &keys, &outbox, max_len) {
+                Ok(n) => {
+                    outbox.drain(..n);
+                    summary.sent += n as u64;
+                }
+                Err(e) => link.down(&anyhow::anyhow!("{}", opts.url.describe(&e))),
+            },
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+    summary.unsent = outbox.len() as u64;
+    summary.version = held;
+    summary.reconnects = link.reconnects;
+    summary.seconds = started.elapsed().as_secs_f64();
+    let secs = summary.seconds.max(1e-9);
+    summary.positions_per_sec = summary.positions as f64 / secs;
+    summary.games_per_sec = summary.games as f64 / secs;
+    summary.sims_per_sec = stats.sims.load(Ordering::Relaxed) as f64 / secs;
+    if let Some(e) = failure {
+        return Err(e.context(format!("worker {id}: self-play stopped")));
+    }
+    if let Some(e) = encode_error {
+        return Err(e);
+    }
+    Ok(summary)
+}
