@@ -11,7 +11,8 @@ mod builder;
 mod default_ai;
 
 pub use builder::{
-    PlayerBuilder, build_player, build_player_from_str, load_network, load_tables, play_mcts_config,
+    LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, load_network,
+    load_network_with_search, load_tables, play_mcts_config,
 };
 pub use default_ai::{FALLBACK_SPEC, default_ai_spec};
 
