@@ -1,6 +1,7 @@
 //! Player specs: the one parser of the strings every subcommand uses to name a player
 //! (DESIGN §2), e.g. `random`, `alphabeta:depth=8`, `alphabeta:ms=200`,
-//! `mcts:rollouts,sims=1000`, `mcts:model=runs/NAME,sims=400,batch=64`, `human`.
+//! `mcts:rollouts,sims=1000`, `mcts:model=runs/NAME,sims=400,batch=64`,
+//! `mcts:model=runs/NAME,ms=100,root=gumbel`, `human`.
 //!
 //! This is data only: building the player is the job of whoever knows all kinds (the binary),
 //! since MCTS and networks live in other crates.
@@ -10,13 +11,39 @@ use std::str::FromStr;
 
 /// The valid forms, listed in every error.
 pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
-alphabeta:depth=N,ms=M | mcts:rollouts,sims=N[,c=C][,batch=B] | \
-mcts:model=PATH,sims=N[,batch=B][,c=C] | human; alphabeta and mcts:model take egtb=DIR";
+alphabeta:depth=N,ms=M | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
+mcts:model=PATH[,sims=N][,ms=M][,batch=B][,c=C][,fpu=F][,root=puct|gumbel] | human; \
+alphabeta and mcts:model take egtb=DIR";
 
-/// The simulations an MCTS spec gets when it names none.
+/// The keys of a player spec, as `oware pit --help` (and the other match commands) list them.
+pub const SPEC_KEYS_HELP: &str = "\
+Player specs:
+  random                      a uniformly random legal move
+  alphabeta:depth=N           alpha-beta, N plies (1..=120)
+  alphabeta:ms=N              alpha-beta, N ms per move (1..=86400000); with depth=, depth caps it
+  mcts:rollouts[,...]         MCTS with random rollouts (sims=, ms=, c=)
+  mcts:model=PATH[,...]       MCTS with a checkpoint or a run directory's latest checkpoint
+  human                       you, at the keyboard (oware play)
+Keys of mcts:model= (each one left out keeps the search the checkpoint was trained with, its
+run's [mcts] section, without self-play noise and temperature; older checkpoints: the defaults):
+  sims=N                      simulations per move (1..=1000000)
+  ms=N                        time per move in ms (1..=86400000): an anytime search (sims= caps it)
+  batch=B                     leaves per evaluator call (1..=1024)
+  c=C                         constant PUCT exploration factor (> 0)
+  fpu=F                       first-play-urgency reduction (0..=2)
+  root=puct|gumbel            the root algorithm
+  egtb=DIR                    endgame tables correcting the network's values (also alphabeta)";
+
+/// The simulations an `mcts:rollouts` spec gets when it names none. A `mcts:model=` spec
+/// without `sims=` searches with the simulations its checkpoint was trained with.
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
 
 use crate::limits::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
+use crate::mcts::RootAlgorithm;
+
+/// The largest first-play-urgency reduction `fpu=` accepts (values are in [-1, 1], so a
+/// reduction of 2 already makes every unvisited child the worst).
+pub const MAX_FPU: f32 = 2.0;
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,25 +66,35 @@ pub enum PlayerSpec {
 }
 
 /// What judges leaves in an MCTS player.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum MctsEvaluator {
     /// `rollouts`: random playouts, no network.
+    #[default]
     Rollouts,
     /// `model=PATH`: a checkpoint, or a run directory whose latest checkpoint is used.
     Model(String),
 }
 
-/// The options of an `mcts:` spec.
-#[derive(Clone, Debug, PartialEq)]
+/// The options of an `mcts:` spec. Each option left out (`None`) keeps the setting the player
+/// would have without it: a network player's checkpoint's own search settings (see
+/// `oware_players::play_mcts_config`), or the rollout player's defaults.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct MctsSpec {
     /// Rollouts or a model.
     pub evaluator: MctsEvaluator,
-    /// Simulations per move (`sims=N`).
-    pub sims: u32,
+    /// Simulations per move (`sims=N`), if given.
+    pub sims: Option<u32>,
+    /// Time per move in milliseconds (`ms=N`), if given: an anytime search stopped by the clock
+    /// (and `sims=`, when both are given, caps it).
+    pub millis: Option<u64>,
     /// Positions per evaluation batch (`batch=B`), if given.
     pub batch: Option<u32>,
     /// The exploration constant (`c=X`), if given.
     pub c: Option<f32>,
+    /// The first-play-urgency reduction (`fpu=X`, model only), if given.
+    pub fpu: Option<f32>,
+    /// The root algorithm (`root=puct|gumbel`, model only), if given.
+    pub root: Option<RootAlgorithm>,
     /// Endgame tables whose values correct the evaluator's (`egtb=DIR`, with a model only).
     pub egtb: Option<String>,
 }
@@ -151,10 +188,20 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     let mut sims = None;
     let mut batch = None;
     let mut c = None;
+    let mut millis = None;
+    let mut fpu = None;
+    let mut root = None;
     let mut egtb = None;
     for item in options.split(',') {
         match split_option(item) {
             ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
+            ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, MAX_MILLIS)?)?,
+            ("fpu", v, true) => set_once(&mut fpu, "fpu", parse_num("fpu", v, 0.0, MAX_FPU)?)?,
+            ("root", "puct", true) => set_once(&mut root, "root", RootAlgorithm::Puct)?,
+            ("root", "gumbel", true) => set_once(&mut root, "root", RootAlgorithm::Gumbel)?,
+            ("root", v, true) => {
+                return Err(format!("root={v} is not a root algorithm (puct or gumbel)"));
+            }
             ("rollouts", "", false) => {
                 set_once(&mut evaluator, "rollouts/model", MctsEvaluator::Rollouts)?
             }
@@ -172,7 +219,7 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, _) => {
                 return Err(format!(
-                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, batch, c or egtb)"
+                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, ms, batch, c, fpu, root or egtb)"
                 ));
             }
         }
@@ -181,11 +228,17 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     if egtb.is_some() && evaluator == MctsEvaluator::Rollouts {
         return Err("egtb=DIR corrects a network's values: it needs model=PATH".to_string());
     }
+    if evaluator == MctsEvaluator::Rollouts && (fpu.is_some() || root.is_some()) {
+        return Err("fpu= and root= set a network's search: they need model=PATH".to_string());
+    }
     Ok(PlayerSpec::Mcts(MctsSpec {
         evaluator,
-        sims: sims.unwrap_or(DEFAULT_MCTS_SIMS),
+        sims,
+        millis,
         batch,
         c,
+        fpu,
+        root,
         egtb,
     }))
 }
@@ -248,12 +301,25 @@ impl fmt::Display for PlayerSpec {
                     MctsEvaluator::Rollouts => f.write_str("mcts:rollouts")?,
                     MctsEvaluator::Model(path) => write!(f, "mcts:model={path}")?,
                 }
-                write!(f, ",sims={}", m.sims)?;
+                if let Some(s) = m.sims {
+                    write!(f, ",sims={s}")?;
+                }
+                if let Some(ms) = m.millis {
+                    write!(f, ",ms={ms}")?;
+                }
                 if let Some(b) = m.batch {
                     write!(f, ",batch={b}")?;
                 }
                 if let Some(c) = m.c {
                     write!(f, ",c={c}")?;
+                }
+                if let Some(fpu) = m.fpu {
+                    write!(f, ",fpu={fpu}")?;
+                }
+                match m.root {
+                    Some(RootAlgorithm::Puct) => f.write_str(",root=puct")?,
+                    Some(RootAlgorithm::Gumbel) => f.write_str(",root=gumbel")?,
+                    None => {}
                 }
                 if let Some(dir) = &m.egtb {
                     write!(f, ",egtb={dir}")?;
@@ -299,23 +365,32 @@ mod tests {
             parse("mcts:rollouts,sims=1000"),
             PlayerSpec::Mcts(MctsSpec {
                 evaluator: MctsEvaluator::Rollouts,
-                sims: 1000,
-                batch: None,
-                c: None,
-                egtb: None
+                sims: Some(1000),
+                ..MctsSpec::default()
             })
         );
         assert_eq!(
             parse("mcts:model=runs/x y,sims=400,batch=64,c=1.5"),
             PlayerSpec::Mcts(MctsSpec {
                 evaluator: MctsEvaluator::Model("runs/x y".to_string()),
-                sims: 400,
+                sims: Some(400),
                 batch: Some(64),
                 c: Some(1.5),
-                egtb: None
+                ..MctsSpec::default()
             })
         );
-        assert_eq!(parse("mcts:rollouts").to_string(), "mcts:rollouts,sims=400");
+        assert_eq!(
+            parse("mcts:model=net,root=gumbel,fpu=0.5,ms=100"),
+            PlayerSpec::Mcts(MctsSpec {
+                evaluator: MctsEvaluator::Model("net".to_string()),
+                millis: Some(100),
+                fpu: Some(0.5),
+                root: Some(RootAlgorithm::Gumbel),
+                ..MctsSpec::default()
+            })
+        );
+        // Left-out options stay unset: the builder fills them in.
+        assert_eq!(parse("mcts:rollouts").to_string(), "mcts:rollouts");
     }
 
     #[test]
@@ -333,6 +408,11 @@ mod tests {
             "alphabeta:depth=8,egtb=tables/16",
             "alphabeta:ms=50,egtb=tb",
             "mcts:model=net,sims=400,egtb=tb",
+            "mcts:model=net",
+            "mcts:model=net,ms=100",
+            "mcts:rollouts,ms=20",
+            "mcts:model=net,sims=800,ms=250,batch=16,c=1.25,fpu=0,root=gumbel",
+            "mcts:model=net,fpu=0.3,root=puct,egtb=tb",
         ] {
             let p = parse(s);
             assert_eq!(p.to_string(), s);
@@ -377,6 +457,19 @@ mod tests {
             ("alphabeta:depth=4,egtb=", "egtb needs a directory"),
             ("alphabeta:depth=4,egtb=a,egtb=b", "twice"),
             ("mcts:rollouts,egtb=tb", "it needs model=PATH"),
+            (
+                "mcts:model=n,root=alphazero",
+                "root=alphazero is not a root algorithm",
+            ),
+            ("mcts:model=n,root=puct,root=gumbel", "twice"),
+            ("mcts:model=n,fpu=-0.1", "out of range"),
+            ("mcts:model=n,fpu=3", "out of range"),
+            ("mcts:model=n,fpu=x", "not a number"),
+            ("mcts:model=n,ms=0", "out of range"),
+            ("mcts:model=n,ms=86400001", "out of range"),
+            ("mcts:model=n,ms=5,ms=6", "twice"),
+            ("mcts:rollouts,root=gumbel", "they need model=PATH"),
+            ("mcts:rollouts,fpu=0.2", "they need model=PATH"),
         ] {
             let e = match s.parse::<PlayerSpec>() {
                 Ok(p) => panic!("{s} parsed as {p:?}"),

@@ -250,7 +250,7 @@ fn check_spec(text: &str) -> Result<(), TestCaseError> {
                     prop_assert!(egtb.as_ref().is_none_or(|d| !d.is_empty()));
                 }
                 PlayerSpec::Mcts(m) => {
-                    prop_assert!((1..=MAX_SIMS).contains(&m.sims));
+                    prop_assert!(m.sims.is_none_or(|s| (1..=MAX_SIMS).contains(&s)));
                     prop_assert!(m.batch.is_none_or(|b| (1..=MAX_BATCH).contains(&b)));
                     if let MctsEvaluator::Model(path) = &m.evaluator {
                         prop_assert!(!path.is_empty());

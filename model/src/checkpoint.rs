@@ -54,6 +54,12 @@ pub struct CheckpointMeta {
     pub last_eval: serde_json::Value,
     /// Anything else the trainer needs to resume (counters, RNG state); `null` when unused.
     pub extra: serde_json::Value,
+    /// The search the network was trained with (the run's `[mcts]` section), which network
+    /// players start from (without self-play noise and temperature). `None` in checkpoints
+    /// written before this field existed (they load; their players use
+    /// `MctsConfig::default()`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcts: Option<oware_engine::mcts::MctsConfig>,
 }
 
 /// Everything `meta.json` holds.
@@ -642,6 +648,12 @@ mod tests {
             positions: 1234,
             last_eval: serde_json::json!({"vs": "alphabeta", "score": 0.25}),
             extra: serde_json::json!({"rng": [1, 2, 3]}),
+            mcts: Some(oware_engine::mcts::MctsConfig {
+                sims: 77,
+                root: oware_engine::mcts::RootAlgorithm::Gumbel,
+                c_puct: 2.5,
+                ..oware_engine::mcts::MctsConfig::default()
+            }),
         }
     }
 

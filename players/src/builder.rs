@@ -2,38 +2,77 @@
 
 use anyhow::Context;
 use oware_engine::egtb::{TableEvaluator, Tables};
-use oware_engine::mcts::{MctsConfig, RolloutMctsPlayer};
+use oware_engine::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, PlayerSpec, RandomPlayer};
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Loads the network a `model=PATH` names: a checkpoint folder or a run directory (its latest
-/// checkpoint). The error names the path and what is wrong.
-pub fn load_network(path: &Path, device: DeviceKind) -> anyhow::Result<Arc<NetEvaluator>> {
-    let dir = resolve_checkpoint(path)?;
-    let device = oware_model::device(device)?;
-    let (evaluator, _) = load_evaluator(&dir, &device)
-        .with_context(|| format!("loading the model in {}", dir.display()))?;
-    Ok(Arc::new(evaluator))
+/// A loaded network and the search settings its checkpoint was trained with.
+#[derive(Clone, Debug)]
+pub struct LoadedNetwork {
+    /// The network.
+    pub evaluator: Arc<NetEvaluator>,
+    /// The run's `[mcts]` section stored in the checkpoint; `None` for checkpoints written
+    /// before it was stored (their players use `MctsConfig::default()`).
+    pub trained_search: Option<MctsConfig>,
 }
 
-/// The MCTS settings of a network player: the play-time defaults (no noise, greedy), with the
-/// spec's simulations, batch and exploration constant.
-pub fn play_mcts_config(spec: &MctsSpec) -> MctsConfig {
-    let mut config = MctsConfig {
-        sims: spec.sims,
-        temperature: 0.0,
-        ..MctsConfig::default()
-    };
+/// Loads the network a `model=PATH` names: a checkpoint folder or a run directory (its latest
+/// checkpoint), with the search settings it was trained with. The error names the path and
+/// what is wrong.
+pub fn load_network_with_search(path: &Path, device: DeviceKind) -> anyhow::Result<LoadedNetwork> {
+    let dir = resolve_checkpoint(path)?;
+    let device = oware_model::device(device)?;
+    let (evaluator, meta) = load_evaluator(&dir, &device)
+        .with_context(|| format!("loading the model in {}", dir.display()))?;
+    Ok(LoadedNetwork {
+        evaluator: Arc::new(evaluator),
+        trained_search: meta.mcts,
+    })
+}
+
+/// Loads the network a `model=PATH` names (see [`load_network_with_search`]), without its
+/// search settings.
+pub fn load_network(path: &Path, device: DeviceKind) -> anyhow::Result<Arc<NetEvaluator>> {
+    Ok(load_network_with_search(path, device)?.evaluator)
+}
+
+/// The MCTS settings of a network player: the search the network was trained with
+/// (`trained`, the checkpoint's `[mcts]`; `MctsConfig::default()` when the checkpoint predates
+/// that record) without self-play exploration (no Dirichlet noise, temperature 0: the most
+/// visited move or the sequential-halving winner), then the spec's keys on top: `sims=`,
+/// `batch=` (leaves per tree), `c=` (the constant PUCT factor; it also makes the form
+/// constant), `fpu=` and `root=`. The result is validated: the error names the bad setting.
+pub fn play_mcts_config(
+    spec: &MctsSpec,
+    trained: Option<&MctsConfig>,
+) -> anyhow::Result<MctsConfig> {
+    let mut config = trained.cloned().unwrap_or_default();
+    config.dirichlet_frac = 0.0;
+    config.temperature = 0.0;
+    config.temperature_plies = 0;
+    if let Some(s) = spec.sims {
+        config.sims = s;
+    }
     if let Some(b) = spec.batch {
-        config.leaves_per_tree = b.max(1);
+        config.leaves_per_tree = b;
     }
     if let Some(c) = spec.c {
         config.c_puct = c;
+        config.cpuct_form = CpuctForm::Constant;
+    }
+    if let Some(f) = spec.fpu {
+        config.fpu_reduction = f;
+    }
+    if let Some(r) = spec.root {
+        config.root = r;
     }
     config
+        .validate()
+        .with_context(|| format!("the search of player {}", PlayerSpec::Mcts(spec.clone())))?;
+    Ok(config)
 }
 
 /// Loads the endgame tables an `egtb=DIR` names (every table of the directory).
@@ -56,7 +95,7 @@ fn tables_dir(spec: &PlayerSpec) -> Option<&str> {
 /// tables only once.
 pub struct PlayerBuilder {
     spec: PlayerSpec,
-    network: Option<Arc<NetEvaluator>>,
+    network: Option<LoadedNetwork>,
     tables: Option<Arc<Tables>>,
 }
 
@@ -67,7 +106,7 @@ impl PlayerBuilder {
             PlayerSpec::Mcts(MctsSpec {
                 evaluator: MctsEvaluator::Model(path),
                 ..
-            }) => Some(load_network(Path::new(path), device)?),
+            }) => Some(load_network_with_search(Path::new(path), device)?),
             _ => None,
         };
         let tables = match tables_dir(spec) {
@@ -87,12 +126,24 @@ impl PlayerBuilder {
         PlayerBuilder::new(&parsed, device)
     }
 
-    /// A network player with an already loaded network (and no tables).
-    pub fn with_network(spec: PlayerSpec, network: Arc<NetEvaluator>) -> PlayerBuilder {
+    /// A network player with an already loaded network (and no tables) and the search it was
+    /// trained with (`None`: `MctsConfig::default()`).
+    pub fn with_network(spec: PlayerSpec, network: LoadedNetwork) -> PlayerBuilder {
         PlayerBuilder {
             spec,
             network: Some(network),
             tables: None,
+        }
+    }
+
+    /// The search settings a network player built from this spec uses (see
+    /// [`play_mcts_config`]); `None` for players without a network.
+    pub fn network_search(&self) -> anyhow::Result<Option<MctsConfig>> {
+        match (&self.spec, &self.network) {
+            (PlayerSpec::Mcts(m), Some(n)) => {
+                Ok(Some(play_mcts_config(m, n.trained_search.as_ref())?))
+            }
+            _ => Ok(None),
         }
     }
 
@@ -116,25 +167,33 @@ impl PlayerBuilder {
             PlayerSpec::Mcts(m) => match &m.evaluator {
                 MctsEvaluator::Rollouts => Box::new(
                     RolloutMctsPlayer::new(
-                        m.sims,
+                        m.sims.unwrap_or(oware_engine::spec::DEFAULT_MCTS_SIMS),
                         // The spec's `c=` when given, else the documented default.
                         m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C),
                         seed,
                     )
+                    .with_time(m.millis.map(|ms| (ms, m.sims)))
                     .with_name(name),
                 ),
                 MctsEvaluator::Model(path) => {
-                    let network = self
+                    let loaded = self
                         .network
-                        .clone()
+                        .as_ref()
                         .with_context(|| format!("the model {path} is not loaded"))?;
-                    let config = play_mcts_config(m);
+                    let config = play_mcts_config(m, loaded.trained_search.as_ref())?;
+                    let network = Arc::clone(&loaded.evaluator);
+                    let time = m.millis.map(|ms| (ms, m.sims));
                     match &self.tables {
                         Some(t) => Box::new(
                             MctsPlayer::new(TableEvaluator::new(network, t.clone()), config, seed)?
+                                .with_time(time)
                                 .with_name(name),
                         ),
-                        None => Box::new(MctsPlayer::new(network, config, seed)?.with_name(name)),
+                        None => Box::new(
+                            MctsPlayer::new(network, config, seed)?
+                                .with_time(time)
+                                .with_name(name),
+                        ),
                     }
                 }
             },

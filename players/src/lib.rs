@@ -1,8 +1,9 @@
 //! # oware-players
 //!
 //! The one place where players are built from spec strings (DESIGN §2): `random`,
-//! `alphabeta:depth=N|ms=N`, `mcts:rollouts,sims=N`, `mcts:model=PATH,sims=N[,batch=B]`. A
-//! network player needs the model crate, and nothing here needs training, so the CLI, the
+//! `alphabeta:depth=N|ms=N`, `mcts:rollouts,sims=N`, `mcts:model=PATH[,sims=N][,ms=M]...`. A
+//! network player searches with the settings its checkpoint was trained with, overridden by the
+//! spec's keys ([`play_mcts_config`]). A network player needs the model crate, and nothing here needs training, so the CLI, the
 //! trainer's evaluation and the web server all build their players through this crate.
 //!
 //! [`default_ai_spec`] picks the opponent a person plays when none is named.
@@ -11,7 +12,8 @@ mod builder;
 mod default_ai;
 
 pub use builder::{
-    PlayerBuilder, build_player, build_player_from_str, load_network, load_tables, play_mcts_config,
+    LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, load_network,
+    load_network_with_search, load_tables, play_mcts_config,
 };
 pub use default_ai::{FALLBACK_SPEC, default_ai_spec};
 

@@ -26,6 +26,7 @@ use std::time::Instant;
 
 /// Arguments of `oware pit`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = oware_engine::spec::SPEC_KEYS_HELP)]
 pub struct Args {
     /// Player A, whose results are reported (e.g. `alphabeta:depth=6`).
     a: PlayerSpec,

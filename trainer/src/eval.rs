@@ -3,10 +3,11 @@
 
 use crate::config::EvalConfig;
 use oware_engine::arena::{MatchOptions, MatchSummary, play_match};
+use oware_engine::mcts::MctsConfig;
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
 use oware_model::{DeviceKind, NetEvaluator};
-use oware_players::{PlayerBuilder, load_network};
+use oware_players::{LoadedNetwork, PlayerBuilder, load_network_with_search};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -17,6 +18,9 @@ pub struct EvalContext<'a> {
     pub config: &'a EvalConfig,
     /// The network under test (the learner's current weights).
     pub network: Arc<NetEvaluator>,
+    /// The run's `[mcts]` section: the search the network under test plays with (without
+    /// self-play noise and temperature, with the evaluation's simulations).
+    pub search: &'a MctsConfig,
     /// The checkpoint these weights are saved as (after the evaluation, so that its
     /// `meta.json` holds it): the network player's name in `eval.jsonl`.
     pub checkpoint: &'a Path,
@@ -121,10 +125,8 @@ impl EvalLine {
 fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
     PlayerSpec::Mcts(MctsSpec {
         evaluator: MctsEvaluator::Model(path.display().to_string()),
-        sims,
-        batch: None,
-        c: None,
-        egtb: None,
+        sims: Some(sims),
+        ..MctsSpec::default()
     })
 }
 
@@ -136,7 +138,13 @@ pub fn run_evaluation(
 ) -> anyhow::Result<Vec<EvalLine>> {
     let cfg = ctx.config;
     let me_spec = network_spec(ctx.checkpoint, cfg.sims);
-    let me = PlayerBuilder::with_network(me_spec.clone(), Arc::clone(&ctx.network));
+    let me = PlayerBuilder::with_network(
+        me_spec.clone(),
+        LoadedNetwork {
+            evaluator: Arc::clone(&ctx.network),
+            trained_search: Some(ctx.search.clone()),
+        },
+    );
     let mut opponents: Vec<(String, bool, PlayerBuilder)> = Vec::new();
     for spec in &cfg.opponents {
         opponents.push((
@@ -147,7 +155,8 @@ pub fn run_evaluation(
     }
     if let Some(prev) = ctx.previous.filter(|_| cfg.vs_previous) {
         let spec = network_spec(prev, cfg.sims);
-        let builder = PlayerBuilder::with_network(spec.clone(), load_network(prev, ctx.device)?);
+        let builder =
+            PlayerBuilder::with_network(spec.clone(), load_network_with_search(prev, ctx.device)?);
         opponents.push((spec.to_string(), true, builder));
     }
 

@@ -95,7 +95,10 @@ pub fn fresh_state(config: &TrainConfig, device: &oware_model::Device) -> State 
     State {
         learner: Learner::new(&config.model, &config.optimizer, device),
         replay: ReplayBuffer::new(config.replay.capacity),
-        meta: CheckpointMeta::default(),
+        meta: CheckpointMeta {
+            mcts: Some(config.mcts.clone()),
+            ..CheckpointMeta::default()
+        },
         counters: Counters::default(),
     }
 }
@@ -117,7 +120,7 @@ pub fn load_state(
             run.root().display()
         );
     };
-    let (mut learner, meta) = load_checkpoint(&dir, device)
+    let (mut learner, mut meta) = load_checkpoint(&dir, device)
         .with_context(|| format!("loading checkpoint {}", dir.display()))?;
     if learner.config() != &config.model {
         anyhow::bail!(
@@ -162,6 +165,8 @@ pub fn load_state(
         ));
         counters.previous_eval_checkpoint = None;
     }
+    // The checkpoints written from now on carry the search this run now uses.
+    meta.mcts = Some(config.mcts.clone());
     Ok(State {
         learner,
         replay,
@@ -228,6 +233,19 @@ mod tests {
         assert!(format!("{err:#}").contains("never overwritten"), "{err:#}");
         assert_eq!(std::fs::read(&meta_path).expect("read"), before);
         assert_eq!(run.latest().expect("latest"), Some(run.checkpoint(7)));
+    }
+
+    #[test]
+    fn a_checkpoint_holds_the_search_of_its_run() {
+        let (_dir, run, config) = saved_run();
+        let info = oware_model::read_checkpoint_info(&run.checkpoint(7)).expect("meta");
+        assert_eq!(info.meta.mcts.as_ref(), Some(&config.mcts));
+        // A resumed run with another [mcts] writes the search it now uses.
+        let mut changed = config.clone();
+        changed.mcts.c_puct = 2.75;
+        let device = oware_model::Device::flex();
+        let state = load_state(&run, &changed, &device, &mut |_| {}).expect("load");
+        assert_eq!(state.meta.mcts.as_ref(), Some(&changed.mcts));
     }
 
     #[test]

@@ -639,6 +639,7 @@ fn evaluate(
     let eval_ctx = EvalContext {
         config: &ctx.config.eval,
         network: Arc::new(state.learner.evaluator()),
+        search: &ctx.config.mcts,
         checkpoint: &checkpoint,
         previous: previous.as_deref(),
         step,

@@ -65,7 +65,7 @@ mod tree;
 
 pub use batched::{BatchedSearch, SlotParams};
 pub use config::{ConfigError, CpuctForm, InteriorRule, MctsConfig, RootAlgorithm};
-pub use player::{MctsPlayer, RolloutMctsPlayer};
+pub use player::{MctsPlayer, OwnTime, RolloutMctsPlayer};
 pub use rollout::{DEFAULT_UCT_C, RolloutResult, RolloutSearch};
 pub use search::Search;
 pub use slot::SearchResult;

@@ -1,6 +1,6 @@
 //! Players built on the searches: plain UCT with rollouts, and MCTS with any evaluator.
 
-use super::config::{ConfigError, MctsConfig};
+use super::config::{ConfigError, MctsConfig, RootAlgorithm};
 use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
@@ -11,36 +11,91 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
 
-/// Simulations per round when searching against a clock.
+/// The most simulations of one round of a timed search (the clock is read between rounds).
 const TIMED_CHUNK: u32 = 64;
+/// The simulations of a timed search's first round, which measures the simulation rate.
+const TIMED_PROBE: u32 = 8;
+/// A Gumbel root's one sequential halving, sized from the measured rate, is given this share
+/// of the time left, so that a slower second half does not overrun the clock.
+const SIZED_SHARE: f64 = 0.9;
 
-/// Runs `step(sims)` for `sims` simulations, or, with only a time limit, repeatedly in chunks
-/// until the time is spent (at least one chunk). Either way at most [`MAX_SIMS`] simulations
-/// run, so a long time limit cannot grow the tree without bound. Returns the total run; stops
-/// at the first error of `step`.
-fn budgeted<E>(
-    sims: u32,
-    limits: Limits,
+/// A player's own time per move (`ms=` in its spec) and the simulation cap (`sims=` next to
+/// it), used when a move is asked without limits.
+pub type OwnTime = Option<(u64, Option<u32>)>;
+
+/// What one move's search may spend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Budget {
+    /// Exactly this many simulations.
+    Sims(u32),
+    /// Simulations until `millis` have passed, at most `cap`.
+    Timed { millis: u64, cap: u32 },
+}
+
+/// The budget of one move: the asked simulations, else the asked time, else the player's own
+/// time (`own_time`), else its own simulations. At most [`MAX_SIMS`] simulations either way,
+/// so a long time limit cannot grow the tree without bound.
+fn budget(own_sims: u32, own_time: OwnTime, limits: Limits) -> Budget {
+    match (limits.sims, limits.millis, own_time) {
+        (Some(s), _, _) => Budget::Sims(s.clamp(1, MAX_SIMS)),
+        (None, Some(ms), _) => Budget::Timed {
+            millis: ms.min(MAX_MILLIS),
+            cap: MAX_SIMS,
+        },
+        (None, None, Some((ms, cap))) => Budget::Timed {
+            millis: ms.min(MAX_MILLIS),
+            cap: cap.unwrap_or(MAX_SIMS).clamp(1, MAX_SIMS),
+        },
+        (None, None, None) => Budget::Sims(own_sims.clamp(1, MAX_SIMS)),
+    }
+}
+
+/// Spends `budget` by calling `step(sims)`; returns the simulations run, stopping at the first
+/// error of `step`.
+///
+/// A timed budget (an anytime search) first runs [`TIMED_PROBE`] simulations to measure the
+/// rate. Then either (`sized_once`, for a Gumbel root whose sequential halving needs its budget
+/// in advance) one more call sized from that rate to end at the clock, or rounds of about half
+/// the simulations the time left allows (at most [`TIMED_CHUNK`]), until less than one
+/// simulation's time is left: the search ends within about one simulation of the deadline.
+fn spend<E>(
+    budget: Budget,
+    sized_once: bool,
     mut step: impl FnMut(u32) -> Result<(), E>,
 ) -> Result<u32, E> {
-    match (limits.sims, limits.millis) {
-        (None, Some(ms)) => {
-            let deadline = Instant::now() + Duration::from_millis(ms.min(MAX_MILLIS));
-            let mut total = 0;
-            loop {
-                let chunk = TIMED_CHUNK.min(MAX_SIMS - total);
-                step(chunk)?;
-                total += chunk;
-                if total >= MAX_SIMS || Instant::now() >= deadline {
-                    return Ok(total);
-                }
-            }
-        }
-        (s, _) => {
-            let n = s.unwrap_or(sims).clamp(1, MAX_SIMS);
+    let (millis, cap) = match budget {
+        Budget::Sims(n) => {
             step(n)?;
-            Ok(n)
+            return Ok(n);
         }
+        Budget::Timed { millis, cap } => (millis, cap),
+    };
+    let start = Instant::now();
+    let deadline = start + Duration::from_millis(millis);
+    let mut total = 0u32;
+    let mut chunk = TIMED_PROBE;
+    loop {
+        let n = chunk.min(cap - total).max(1);
+        step(n)?;
+        total += n;
+        let now = Instant::now();
+        if total >= cap || now >= deadline {
+            return Ok(total);
+        }
+        let rate = f64::from(total) / now.duration_since(start).as_secs_f64().max(1e-9);
+        let affordable = rate * deadline.duration_since(now).as_secs_f64();
+        if sized_once {
+            let n = (affordable * SIZED_SHARE).min(f64::from(cap - total)) as u32;
+            if n >= 1 {
+                step(n)?;
+                total += n;
+            }
+            return Ok(total);
+        }
+        if affordable < 1.0 {
+            return Ok(total);
+        }
+        chunk = ((affordable / 2.0) as u32).clamp(1, TIMED_CHUNK);
     }
 }
 
@@ -50,6 +105,7 @@ fn budgeted<E>(
 pub struct RolloutMctsPlayer {
     search: RolloutSearch,
     sims: u32,
+    time: OwnTime,
     rng: SmallRng,
     name: String,
 }
@@ -61,9 +117,17 @@ impl RolloutMctsPlayer {
         RolloutMctsPlayer {
             search: RolloutSearch::new(c),
             sims: sims.max(1),
+            time: None,
             rng: SmallRng::seed_from_u64(seed),
             name: format!("mcts:rollouts,sims={}", sims.max(1)),
         }
+    }
+
+    /// Gives the player its own time per move (`Some((millis, cap))`, `ms=` and `sims=` of its
+    /// spec), used when a move is asked without limits.
+    pub fn with_time(mut self, time: OwnTime) -> Self {
+        self.time = time;
+        self
     }
 
     /// Replaces the name reported by [`Player::name`] (e.g. by the spec string).
@@ -79,13 +143,13 @@ impl Player for RolloutMctsPlayer {
     }
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else
-    /// the player's own count.
+    /// for the player's own time if it has one, else the player's own count.
     fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
         let mut last = None;
         let search = &mut self.search;
         let rng = &mut self.rng;
-        let total = budgeted(self.sims, limits, |n| {
+        let total = spend(budget(self.sims, self.time, limits), false, |n| {
             last = search.run(n, rng);
             Ok::<(), PlayerError>(())
         })?;
@@ -106,6 +170,7 @@ impl Player for RolloutMctsPlayer {
 pub struct MctsPlayer<E> {
     evaluator: E,
     search: Search,
+    time: OwnTime,
     rng: SmallRng,
     name: String,
 }
@@ -117,9 +182,17 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
         Ok(MctsPlayer {
             evaluator,
             search: Search::new(config)?,
+            time: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
         })
+    }
+
+    /// Gives the player its own time per move (`Some((millis, cap))`, `ms=` and `sims=` of its
+    /// spec), used when a move is asked without limits.
+    pub fn with_time(mut self, time: OwnTime) -> Self {
+        self.time = time;
+        self
     }
 
     /// Replaces the name reported by [`Player::name`] (e.g. by the spec string).
@@ -144,17 +217,21 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         self.name.clone()
     }
 
-    /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else the
-    /// configured `sims`. `Choice::value` is the root value for the side to move.
+    /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else for
+    /// the player's own time if it has one, else the configured `sims`. A Gumbel root sizes its
+    /// one sequential halving from the simulation rate measured in the first few milliseconds.
+    /// `Choice::value` is the root value for the side to move.
     /// A failing evaluator is an error ([`PlayerError::Evaluator`]), never a made-up move.
     fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
         self.search.set_game(game);
-        let sims = self.search.config().sims;
+        let config = self.search.config();
+        let budget = budget(config.sims, self.time, limits);
+        let sized_once = config.root == RootAlgorithm::Gumbel;
         let mut last = None;
         let search = &mut self.search;
         let rng = &mut self.rng;
         let evaluator = &self.evaluator;
-        let total = budgeted(sims, limits, |n| {
+        let total = spend(budget, sized_once, |n| {
             last = search.run(evaluator, n, false, rng)?;
             Ok::<(), PlayerError>(())
         })?;
@@ -192,7 +269,7 @@ mod tests {
             ..Limits::default()
         };
         let mut run = 0u32;
-        let total = budgeted(100, limits, |n| {
+        let total = spend(budget(100, None, limits), false, |n| {
             run += n;
             Ok::<(), ()>(())
         });
@@ -203,8 +280,61 @@ mod tests {
             ..Limits::default()
         };
         let none = |_| Ok::<(), ()>(());
-        assert_eq!(budgeted(100, sims(u32::MAX), none), Ok(MAX_SIMS));
-        assert_eq!(budgeted(100, sims(0), none), Ok(1));
-        assert_eq!(budgeted(100, Limits::default(), none), Ok(100));
+        assert_eq!(
+            spend(budget(100, None, sims(u32::MAX)), false, none),
+            Ok(MAX_SIMS)
+        );
+        assert_eq!(spend(budget(100, None, sims(0)), false, none), Ok(1));
+        assert_eq!(
+            spend(budget(100, None, Limits::default()), false, none),
+            Ok(100)
+        );
+    }
+
+    #[test]
+    fn asked_limits_come_before_the_players_own_time() {
+        let own = Some((50, Some(300)));
+        let timed = |millis, cap| Budget::Timed { millis, cap };
+        assert_eq!(budget(100, own, Limits::default()), timed(50, 300));
+        assert_eq!(
+            budget(100, Some((50, None)), Limits::default()),
+            timed(50, MAX_SIMS)
+        );
+        let go_ms = Limits {
+            millis: Some(7),
+            ..Limits::default()
+        };
+        assert_eq!(budget(100, own, go_ms), timed(7, MAX_SIMS));
+        let go_sims = Limits {
+            sims: Some(9),
+            ..Limits::default()
+        };
+        assert_eq!(budget(100, own, go_sims), Budget::Sims(9));
+    }
+
+    #[test]
+    fn a_timed_search_stops_at_its_cap_and_a_sized_one_calls_twice() {
+        // The cap ends a long timed search.
+        let mut calls = Vec::new();
+        let total = spend(timed(60_000, 20), false, |n| {
+            calls.push(n);
+            Ok::<(), ()>(())
+        });
+        assert_eq!(total, Ok(20));
+        assert_eq!(calls.iter().sum::<u32>(), 20);
+        // A sized search: the probe, then one call for (most of) the rest of the time.
+        let mut calls = Vec::new();
+        let total = spend(timed(200, MAX_SIMS), true, |n| {
+            calls.push(n);
+            std::thread::sleep(Duration::from_micros(200 * u64::from(n)));
+            Ok::<(), ()>(())
+        });
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        assert_eq!(calls[0], TIMED_PROBE);
+        assert_eq!(total, Ok(calls[0] + calls[1]));
+    }
+
+    fn timed(millis: u64, cap: u32) -> Budget {
+        Budget::Timed { millis, cap }
     }
 }
