@@ -131,7 +131,7 @@ impl Default for SelfplayConfig {
             workers: 0,
             games_per_worker: 128,
             max_plies: oware_engine::DEFAULT_MAX_PLIES,
-            full_search_prob: 0.25,
+            full_search_prob: 1.0,
             cheap_sims: 25,
             egtb: String::new(),
             inference: InferenceMode::Auto,
