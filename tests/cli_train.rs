@@ -160,8 +160,10 @@ fn resume_continues_from_the_saved_step() {
     let m = meta(&run);
     assert_eq!(m["step"], 24);
     assert!(m["games"].as_u64().expect("games") >= games_before);
+    // Carried over, never reset (the resumed learner may reach step 24 from the saved replay
+    // buffer before its self-play has finished a search, so no growth is required).
     assert!(
-        m["extra"]["sims"].as_u64().expect("sims") > sims_before,
+        m["extra"]["sims"].as_u64().expect("sims") >= sims_before,
         "counters carry over"
     );
     assert!(m["extra"]["moves"].as_u64().expect("moves") > 0);

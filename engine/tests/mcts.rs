@@ -390,7 +390,9 @@ fn players_play_whole_games() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("sims N");
-    assert!(sims >= 64 && sims.is_multiple_of(64), "{}", c.info);
+    // The anytime search measures its rate on a first few simulations, then spends the rest
+    // of the time in rounds: more than that first measurement in 5 ms.
+    assert!(sims > 8, "{}", c.info);
 }
 
 #[test]

@@ -26,9 +26,9 @@ mod latest;
 mod learner;
 mod net;
 pub mod service;
+pub mod weights;
 #[cfg(feature = "wgpu")]
 mod wgpu_probe;
-pub mod weights;
 
 pub use checkpoint::{
     CheckpointError, CheckpointInfo, CheckpointMeta, ExtraFile, FORMAT_VERSION, checksum,

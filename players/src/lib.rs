@@ -15,7 +15,9 @@ pub use builder::{
     LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, load_network,
     load_network_with_search, load_tables, play_mcts_config,
 };
-pub use default_ai::{FALLBACK_SPEC, default_ai_spec};
+pub use default_ai::{
+    FALLBACK_SPEC, SHIPPED_MODEL, default_ai_spec, default_ai_spec_from, shipped_model,
+};
 
 #[cfg(test)]
 mod tests {

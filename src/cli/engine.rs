@@ -4,24 +4,31 @@
 use anyhow::Context;
 use oware_engine::protocol::Engine;
 use oware_engine::spec::PlayerSpec;
-use oware_players::build_player;
+use oware_players::{build_player, default_ai_spec};
+use std::path::Path;
 use std::process::ExitCode;
-
-/// The player used when none is given.
-pub const DEFAULT_PLAYER: &str = "alphabeta:ms=1000";
 
 /// Arguments of `oware engine`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The player that answers `go` (any player spec). `go sims N` takes N up to 1000000,
-    /// `go depth N` up to 120, `go ms N` up to 86400000 (one day).
-    #[arg(default_value = DEFAULT_PLAYER)]
-    player: PlayerSpec,
+    /// `go depth N` up to 120, `go ms N` up to 86400000 (one day). Default: as for `oware
+    /// play`, MCTS with the newest checkpoint under `runs/`, else the shipped network
+    /// (`models/oware-default`), else `alphabeta:ms=1000`.
+    player: Option<PlayerSpec>,
 }
 
 /// Runs `oware engine`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let player = build_player(&args.player, 1).context("engine player")?;
+    let spec = match args.player {
+        Some(spec) => spec,
+        None => {
+            let text = default_ai_spec(Path::new("runs"));
+            text.parse::<PlayerSpec>()
+                .map_err(|e| anyhow::anyhow!("the default player '{text}': {e}"))?
+        }
+    };
+    let player = build_player(&spec, 1).context("engine player")?;
     let mut engine = Engine::new(player);
     engine
         .serve(std::io::stdin().lock(), std::io::stdout().lock())

@@ -18,7 +18,8 @@ use std::process::ExitCode;
 pub struct Args {
     /// The opponent, as a player spec (`random`, `alphabeta:depth=8`,
     /// `mcts:model=runs/NAME,sims=400`, ...), or `none` for two people on one keyboard.
-    /// Default: MCTS with the newest checkpoint under `runs/`, else `alphabeta:ms=1000`.
+    /// Default: MCTS with the newest checkpoint under `runs/`, else the shipped network
+    /// (`models/oware-default`), else `alphabeta:ms=1000`.
     #[arg(long, value_name = "PLAYER")]
     ai: Option<String>,
 

@@ -132,7 +132,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 stop.store(true, Ordering::SeqCst);
             }
             let secs = started.elapsed().as_secs_f64().max(1e-9);
-            let msg = format!("{games}/{wanted} games, {:.0} positions/s", positions as f64 / secs);
+            let msg = format!(
+                "{games}/{wanted} games, {:.0} positions/s",
+                positions as f64 / secs
+            );
             match (args.games, time_limit) {
                 (Some(_), _) => status.inc(1, msg),
                 (None, Some(limit)) => status.set_fraction(secs / limit.as_secs_f64(), msg),

@@ -404,9 +404,7 @@ impl TrainConfig {
                     self.mcts.sims.max(s.cheap_sims)
                 )
             },
-        check(s.cheap_sims >= 1, "selfplay.cheap_sims", || {
-            "must be at least 1".into()
-        })?;
+        )?;
         check(
             (1..=1 << 20).contains(&s.inference_max_batch),
             "selfplay.inference_max_batch",

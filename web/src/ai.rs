@@ -46,21 +46,44 @@ pub fn label(spec: &PlayerSpec) -> String {
     match spec {
         PlayerSpec::Random => "Random moves".to_string(),
         PlayerSpec::Human => "A person".to_string(),
-        PlayerSpec::AlphaBeta { depth, millis } => match (depth, millis) {
-            (Some(d), None) => format!("Alpha-beta, {d} plies"),
-            (None, Some(ms)) => format!("Alpha-beta, {:.1} s a move", *ms as f64 / 1000.0),
-            (Some(d), Some(ms)) => format!("Alpha-beta, {d} plies or {ms} ms"),
-            (None, None) => "Alpha-beta".to_string(),
-        },
-        PlayerSpec::Mcts(m) => match &m.evaluator {
-            MctsEvaluator::Rollouts => format!("MCTS with rollouts, {} sims", m.sims),
-            MctsEvaluator::Model(path) => {
-                let name = std::path::Path::new(path)
-                    .file_name()
-                    .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
-                format!("Network {name}, MCTS {} sims", m.sims)
+        PlayerSpec::AlphaBeta {
+            depth,
+            millis,
+            egtb,
+        } => {
+            let base = match (depth, millis) {
+                (Some(d), None) => format!("Alpha-beta, {d} plies"),
+                (None, Some(ms)) => format!("Alpha-beta, {:.1} s a move", *ms as f64 / 1000.0),
+                (Some(d), Some(ms)) => format!("Alpha-beta, {d} plies or {ms} ms"),
+                (None, None) => "Alpha-beta".to_string(),
+            };
+            match egtb {
+                Some(_) => format!("{base}, endgame tables"),
+                None => base,
             }
-        },
+        }
+        PlayerSpec::Mcts(m) => {
+            // The budget as the spec states it; without one, the player's own default.
+            let budget = match (m.sims, m.millis) {
+                (Some(s), _) => format!("{s} sims"),
+                (None, Some(ms)) => format!("{ms} ms a move"),
+                (None, None) => match &m.evaluator {
+                    MctsEvaluator::Rollouts => {
+                        format!("{} sims", oware_engine::spec::DEFAULT_MCTS_SIMS)
+                    }
+                    MctsEvaluator::Model(_) => "its trained sims".to_string(),
+                },
+            };
+            match &m.evaluator {
+                MctsEvaluator::Rollouts => format!("MCTS with rollouts, {budget}"),
+                MctsEvaluator::Model(path) => {
+                    let name = std::path::Path::new(path)
+                        .file_name()
+                        .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+                    format!("Network {name}, MCTS {budget}")
+                }
+            }
+        }
     }
 }
 
