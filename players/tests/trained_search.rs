@@ -184,20 +184,17 @@ fn median_move_millis(spec: &str, moves: usize) -> f64 {
 fn a_timed_search_stops_in_time() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = checkpoint(tmp.path(), Some(trained()));
-    // PUCT rounds and a Gumbel root's one sized halving. The bounds are generous for a loaded
-    // CI machine: a stall only makes a move later, and the search never stops before the
-    // clock (PUCT) or before 90% of the time left after its probe (Gumbel).
+    // PUCT rounds read the clock between rounds; the bounds are generous for a loaded CI
+    // machine: a stall only makes a move later, and the search never stops before the clock.
+    let spec = format!("mcts:model={},ms=60,root=puct", dir.display());
+    let median = median_move_millis(&spec, 9);
+    assert!(
+        (57.0..=120.0).contains(&median),
+        "puct: median {median:.1} ms for ms=60"
+    );
     // Known gap: a Gumbel root sizes one halving from its probe's rate and can finish well
     // before the clock when the rate rises after the probe (a median of 26 ms for ms=60 was
     // seen under load), so only its upper bound is checked here (see the README).
-    for (root, lowest) in [("puct", 0.95)] {
-        let spec = format!("mcts:model={},ms=60,root={root}", dir.display());
-        let median = median_move_millis(&spec, 9);
-        assert!(
-            (60.0 * lowest..=60.0 * 2.0).contains(&median),
-            "{root}: median {median:.1} ms for ms=60"
-        );
-    }
     let spec = format!("mcts:model={},ms=60,root=gumbel", dir.display());
     let median = median_move_millis(&spec, 9);
     assert!(median <= 120.0, "gumbel: median {median:.1} ms for ms=60");
