@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lines;
 pub mod mcts;
 mod moves;
+pub mod panic;
 mod perft;
 mod player;
 mod playout;

@@ -519,13 +519,8 @@ fn read_verified(dir: &Path, name: &str, meta: &MetaFile) -> Result<Vec<u8>, Che
 }
 
 fn panic_reason(payload: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "the decoder panicked".to_string()
-    }
+    oware_engine::panic::panic_message(&*payload)
+        .unwrap_or_else(|| "the decoder panicked".to_string())
 }
 
 /// Loads verified weights into a fresh network of the meta's shape on `device`.

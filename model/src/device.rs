@@ -190,13 +190,8 @@ fn probe(kind: DeviceKind, dev: Device) -> Result<Device, DeviceError> {
             reason: format!("{e:?}"),
         }),
         Err(payload) => {
-            let reason = if let Some(s) = payload.downcast_ref::<&str>() {
-                s.to_string()
-            } else if let Some(s) = payload.downcast_ref::<String>() {
-                s.clone()
-            } else {
-                "the backend panicked".to_string()
-            };
+            let reason = oware_engine::panic::panic_message(&*payload)
+                .unwrap_or_else(|| "the backend panicked".to_string());
             Err(DeviceError::Unavailable { kind, reason })
         }
     }

@@ -351,13 +351,8 @@ fn split(positions: &[Position], rows: &[f32]) -> Result<Vec<Evaluation>, EvalEr
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_string()
-    }
+    oware_engine::panic::panic_message(payload)
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::net::PolicyValueNet;
 use burn::module::Module;
 use burn::store::{ModuleRecord, RecordError};
 use burn::tensor::{Bytes, Device};
+use oware_engine::panic::panic_message;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Why weights could not be encoded or decoded.
@@ -80,13 +81,7 @@ pub fn decode_weights(
         }),
         Ok(Err(RecordError::Io(reason))) => Err(WeightsError::Damaged(reason)),
         Err(payload) => Err(WeightsError::Damaged(
-            if let Some(s) = payload.downcast_ref::<&str>() {
-                s.to_string()
-            } else if let Some(s) = payload.downcast_ref::<String>() {
-                s.clone()
-            } else {
-                "the decoder panicked".to_string()
-            },
+            panic_message(&*payload).unwrap_or_else(|| "the decoder panicked".to_string()),
         )),
     }
 }

@@ -368,13 +368,8 @@ impl Drop for SetOnDrop<'_> {
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_string()
-    }
+    oware_engine::panic::panic_message(payload)
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// The seed of worker `w` of a pool seeded with `seed`.
