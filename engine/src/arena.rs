@@ -1,9 +1,20 @@
 //! Matches between two players: random openings, each played twice with colours swapped (so
 //! deterministic players do not repeat one game), games in parallel on a rayon pool, and the
-//! totals from A's side. `oware pit` and the trainer's evaluation both run on this.
+//! totals from A's side. `oware pit`, `oware ladder` and the trainer's evaluation run on this.
+//!
+//! A side is a [`Contestant`]: a player built afresh for every game, whose moves are chosen
+//! one game at a time per thread, or a network MCTS player ([`NetworkSide`]), whose searches
+//! run through the batched driver ([`crate::mcts::BatchedSearch`]) as in self-play: each
+//! thread keeps many games in flight and evaluates the leaves of all the games where that
+//! network is to move in one call per pass (module `batched`). Openings, colours, seeds and
+//! results are the same either way.
+
+mod batched;
 
 use crate::elo::MatchScore;
+use crate::evaluator::Evaluator;
 use crate::game::{Game, GameResult};
+use crate::mcts::MctsConfig;
 use crate::moves::Move;
 use crate::player::{Limits, Player};
 use crate::position::Position;
@@ -12,11 +23,60 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Builds a fresh player for one game from a seed (players are `Send`, not `Sync`, so each game
 /// gets its own).
 pub type PlayerFactory<'a> = dyn Fn(u64) -> Result<Box<dyn Player>, String> + Sync + 'a;
+
+/// A network MCTS player whose searches a match runs batched: the evaluator and the search it
+/// plays with (as [`crate::MctsPlayer`] would: noise and temperature off, `config.sims`
+/// simulations per move, the tree kept between moves when `config.reuse_tree` is on).
+#[derive(Clone)]
+pub struct NetworkSide {
+    /// The player's name in errors (its spec).
+    pub name: String,
+    /// The network (possibly behind endgame tables).
+    pub evaluator: Arc<dyn Evaluator + Send>,
+    /// The search settings; its exploration settings are ignored (the arena turns noise and
+    /// temperature off).
+    pub config: MctsConfig,
+}
+
+impl std::fmt::Debug for NetworkSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkSide")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One side of a match.
+#[derive(Clone, Copy)]
+pub enum Contestant<'a> {
+    /// A player built per game by the factory; it chooses its moves one game at a time, the
+    /// games spread over the match threads.
+    Player(&'a PlayerFactory<'a>),
+    /// A network MCTS player, searched through the batched driver: up to
+    /// [`GAMES_IN_FLIGHT`] games in flight per thread, one evaluator call per pass for all the
+    /// games where it is to move. Its moves are the ones the same search plays one game at a
+    /// time.
+    Network(&'a NetworkSide),
+}
+
+/// The most games one thread keeps in flight when a side is a [`Contestant::Network`] (the
+/// evaluator's batch is about this times `leaves_per_tree`).
+pub const GAMES_IN_FLIGHT: usize = 128;
+
+/// The games each thread keeps in flight when `games` games are played batched on `threads`
+/// threads: an equal share, at most [`GAMES_IN_FLIGHT`].
+pub fn games_in_flight(games: usize, threads: usize) -> usize {
+    games
+        .div_ceil(threads.max(1).min(games.max(1)))
+        .clamp(1, GAMES_IN_FLIGHT)
+}
 
 /// How a match is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +107,8 @@ pub struct GameOutcome {
     pub game: Game,
     /// The result.
     pub result: GameResult,
-    /// Time A spent choosing moves, and how many it chose.
+    /// Time A spent choosing moves, and how many it chose. A batched network player's time is
+    /// the time of its batched searches, each shared equally among the games it searched.
     pub a_time: (Duration, u32),
     /// Time B spent choosing moves, and how many it chose.
     pub b_time: (Duration, u32),
@@ -124,8 +185,9 @@ pub fn openings(
     Ok(out)
 }
 
-/// Plays a match of `a` against `b`. `on_game` is called after each game (from worker
-/// threads, in completion order), e.g. for progress output. Returns the games in index order.
+/// Plays a match of `a` against `b`, each choosing its moves one game at a time. `on_game` is
+/// called after each game (from worker threads, in completion order), e.g. for progress output.
+/// Returns the games in index order.
 pub fn play_match(
     a: &PlayerFactory<'_>,
     b: &PlayerFactory<'_>,
@@ -133,16 +195,42 @@ pub fn play_match(
     on_game: &(dyn Fn(&GameOutcome) + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
     let all: Vec<u32> = (0..options.games).collect();
-    play_games(a, b, options, &all, on_game)
+    play_contest(
+        &Contestant::Player(a),
+        &Contestant::Player(b),
+        options,
+        &all,
+        on_game,
+    )
+}
+
+/// [`play_contest`] with two players that choose their moves one game at a time.
+pub fn play_games(
+    a: &PlayerFactory<'_>,
+    b: &PlayerFactory<'_>,
+    options: &MatchOptions,
+    indices: &[u32],
+    on_game: &(dyn Fn(&GameOutcome) + Sync),
+) -> Result<Vec<GameOutcome>, String> {
+    play_contest(
+        &Contestant::Player(a),
+        &Contestant::Player(b),
+        options,
+        indices,
+        on_game,
+    )
 }
 
 /// The match runner: plays the games of the match `options` describes whose indices are in
 /// `indices` (each exactly as in the whole match: same opening, colours and seeds), so a match
-/// that was cut short can be completed game by game. [`play_match`] is this with every index.
-/// Returns the games in the order of `indices`; an index past the match is an error.
-pub fn play_games(
-    a: &PlayerFactory<'_>,
-    b: &PlayerFactory<'_>,
+/// that was cut short can be completed game by game; all of `0..options.games` for the whole
+/// match. When either side is a [`Contestant::Network`], the games run through the batched
+/// driver; otherwise each game runs on one thread. `on_game` is called after each game (from
+/// worker threads, in completion order). Returns the games in the order of `indices`; an index
+/// past the match is an error.
+pub fn play_contest(
+    a: &Contestant<'_>,
+    b: &Contestant<'_>,
     options: &MatchOptions,
     indices: &[u32],
     on_game: &(dyn Fn(&GameOutcome) + Sync),
@@ -164,16 +252,97 @@ pub fn play_games(
         .num_threads(options.threads.max(1))
         .build()
         .map_err(|e| format!("starting the match threads: {e}"))?;
-    pool.install(|| {
-        indices
-            .par_iter()
-            .map(|&index| {
-                let outcome = play_one(a, b, options, &openings[(index / 2) as usize], index)
-                    .map_err(|e| format!("game {}: {e}", index + 1))?;
-                on_game(&outcome);
-                Ok(outcome)
-            })
-            .collect()
+    match (a, b) {
+        (Contestant::Player(a), Contestant::Player(b)) => pool.install(|| {
+            indices
+                .par_iter()
+                .map(|&index| {
+                    let outcome = play_one(a, b, options, &openings[(index / 2) as usize], index)
+                        .map_err(|e| format!("game {}: {e}", index + 1))?;
+                    on_game(&outcome);
+                    Ok(outcome)
+                })
+                .collect()
+        }),
+        _ => batched::play([a, b], options, &openings, indices, &pool, on_game),
+    }
+}
+
+/// How game `index` of a match starts: A's side, the players' seeds and the game after its
+/// opening. Both ways of playing a match use it, so they play the same games.
+struct GameStart {
+    a_side: Side,
+    /// The seeds of A's and B's players.
+    seeds: [u64; 2],
+    game: Game,
+}
+
+impl GameStart {
+    fn new(options: &MatchOptions, opening: &[Move], index: u32) -> Result<GameStart, String> {
+        let a_side = if index.is_multiple_of(2) {
+            Side::South
+        } else {
+            Side::North
+        };
+        let seed = mix(options.seed) ^ index as u64;
+        let game = Game::replay_from(
+            Position::start(),
+            options.max_plies,
+            opening.iter().copied(),
+            |_, _, _| {},
+        )
+        .map_err(|e| format!("replaying the opening: {e}"))?;
+        Ok(GameStart {
+            a_side,
+            seeds: [mix(seed ^ 0xA), mix(seed ^ 0xB)],
+            game,
+        })
+    }
+}
+
+/// A fresh per-game player from `factory`, ready for a new game.
+fn new_player(factory: &PlayerFactory<'_>, seed: u64) -> Result<Box<dyn Player>, String> {
+    let mut player = factory(seed)?;
+    player.new_game();
+    Ok(player)
+}
+
+/// Asks `player` for a move in `game` and plays it; adds the time taken to `time`.
+fn play_move(
+    player: &mut dyn Player,
+    game: &mut Game,
+    time: &mut (Duration, u32),
+) -> Result<Move, String> {
+    let started = Instant::now();
+    let choice = player
+        .choose(game, Limits::default())
+        .map_err(|e| format!("player {}: {e}", player.name()))?;
+    time.0 += started.elapsed();
+    time.1 += 1;
+    game.play(choice.mv)
+        .map_err(|e| format!("player {} chose an illegal move: {e}", player.name()))?;
+    Ok(choice.mv)
+}
+
+/// The outcome of a finished game.
+fn outcome(
+    index: u32,
+    a_side: Side,
+    opening_plies: usize,
+    game: Game,
+    times: [(Duration, u32); 2],
+) -> Result<GameOutcome, String> {
+    let result = game
+        .result()
+        .ok_or("the game loop ended before the game did")?;
+    Ok(GameOutcome {
+        index,
+        a_side,
+        opening_plies: opening_plies as u32,
+        game,
+        result,
+        a_time: times[0],
+        b_time: times[1],
     })
 }
 
@@ -184,49 +353,20 @@ fn play_one(
     opening: &[Move],
     index: u32,
 ) -> Result<GameOutcome, String> {
-    let a_side = if index.is_multiple_of(2) {
-        Side::South
-    } else {
-        Side::North
-    };
-    let seed = mix(options.seed) ^ index as u64;
-    let mut pa = a(mix(seed ^ 0xA))?;
-    let mut pb = b(mix(seed ^ 0xB))?;
-    pa.new_game();
-    pb.new_game();
-    let mut game = Game::replay_from(
-        Position::start(),
-        options.max_plies,
-        opening.iter().copied(),
-        |_, _, _| {},
-    )
-    .map_err(|e| format!("replaying the opening: {e}"))?;
+    let GameStart {
+        a_side,
+        seeds,
+        mut game,
+    } = GameStart::new(options, opening, index)?;
+    let mut pa = new_player(a, seeds[0])?;
+    let mut pb = new_player(b, seeds[1])?;
     let mut times = [(Duration::ZERO, 0u32); 2];
     while !game.is_over() {
         let a_to_move = game.to_move() == a_side;
         let player: &mut dyn Player = if a_to_move { pa.as_mut() } else { pb.as_mut() };
-        let started = Instant::now();
-        let choice = player
-            .choose(&game, Limits::default())
-            .map_err(|e| format!("player {}: {e}", player.name()))?;
-        let slot = &mut times[usize::from(!a_to_move)];
-        slot.0 += started.elapsed();
-        slot.1 += 1;
-        game.play(choice.mv)
-            .map_err(|e| format!("player {} chose an illegal move: {e}", player.name()))?;
+        play_move(player, &mut game, &mut times[usize::from(!a_to_move)])?;
     }
-    let result = game
-        .result()
-        .ok_or("the game loop ended before the game did")?;
-    Ok(GameOutcome {
-        index,
-        a_side,
-        opening_plies: opening.len() as u32,
-        game,
-        result,
-        a_time: times[0],
-        b_time: times[1],
-    })
+    outcome(index, a_side, opening.len(), game, times)
 }
 
 /// Totals of a match from A's side.
@@ -240,6 +380,12 @@ pub struct MatchSummary {
     pub as_north: MatchScore,
     /// Mean plies per game (openings included).
     pub mean_plies: f64,
+    /// Plies of all games (openings included).
+    pub plies: u64,
+    /// Moves A chose.
+    pub a_moves: u64,
+    /// Moves B chose.
+    pub b_moves: u64,
     /// A's mean milliseconds per move.
     pub a_ms_per_move: f64,
     /// B's mean milliseconds per move.
@@ -265,6 +411,9 @@ impl MatchSummary {
             bm += g.b_time.1 as u64;
         }
         let per = |t: f64, n: u64| if n > 0 { 1000.0 * t / n as f64 } else { 0.0 };
+        s.plies = plies;
+        s.a_moves = am;
+        s.b_moves = bm;
         s.a_ms_per_move = per(at, am);
         s.b_ms_per_move = per(bt, bm);
         if !games.is_empty() {

@@ -1,6 +1,7 @@
 //! The player builder: a spec string in, a fresh [`Player`] per game out, loading a network once.
 
 use anyhow::Context;
+use oware_engine::arena::{Contestant, NetworkSide, PlayerFactory};
 use oware_engine::egtb::{TableEvaluator, Tables};
 use oware_engine::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
@@ -147,6 +148,30 @@ impl PlayerBuilder {
         }
     }
 
+    /// How a match plays this player batched: the network and its search (as
+    /// [`PlayerBuilder::network_search`]) for a network player with a simulation budget;
+    /// `None` for players without a network and for timed network players (`ms=`), whose
+    /// clock is per move and per game, so they choose their moves one game at a time.
+    pub fn network_side(&self) -> anyhow::Result<Option<NetworkSide>> {
+        let (PlayerSpec::Mcts(m), Some(loaded)) = (&self.spec, &self.network) else {
+            return Ok(None);
+        };
+        if m.millis.is_some() {
+            return Ok(None);
+        }
+        let config = play_mcts_config(m, loaded.trained_search.as_ref())?;
+        let network = Arc::clone(&loaded.evaluator);
+        let evaluator: Arc<dyn oware_engine::Evaluator + Send> = match &self.tables {
+            Some(t) => Arc::new(TableEvaluator::new(network, t.clone())),
+            None => network,
+        };
+        Ok(Some(NetworkSide {
+            name: self.spec.to_string(),
+            evaluator,
+            config,
+        }))
+    }
+
     /// The spec.
     pub fn spec(&self) -> &PlayerSpec {
         &self.spec
@@ -201,6 +226,18 @@ impl PlayerBuilder {
                 "'human' is a person at the keyboard: use `oware play` to play against an AI"
             ),
         })
+    }
+}
+
+/// How one side of a match is played: batched when [`PlayerBuilder::network_side`] gives a
+/// network side (`network`), else by per-game players from `factory`.
+pub fn contestant<'a>(
+    network: &'a Option<NetworkSide>,
+    factory: &'a PlayerFactory<'a>,
+) -> Contestant<'a> {
+    match network {
+        Some(side) => Contestant::Network(side),
+        None => Contestant::Player(factory),
     }
 }
 

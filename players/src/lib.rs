@@ -12,7 +12,7 @@ mod builder;
 mod default_ai;
 
 pub use builder::{
-    LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, load_network,
+    LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, contestant, load_network,
     load_network_with_search, load_tables, play_mcts_config,
 };
 pub use default_ai::{

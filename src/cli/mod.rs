@@ -42,6 +42,14 @@ enum Command {
     /// Play against the AI (or another person) in the terminal.
     Play(play::Args),
     /// Play many games between two players and report the score and Elo difference.
+    ///
+    /// Games run in parallel on --threads threads. A network player with a simulation budget
+    /// (mcts:model=...[,sims=N]) is played batched, as self-play plays: each thread keeps up to
+    /// 128 games in flight and evaluates the leaves of all those where the network is to move
+    /// in one network call per pass, while the other player's moves are chosen in parallel; the
+    /// games are those one game at a time gives (--unbatched). A timed network player (ms=N)
+    /// keeps its own clock per move and plays one game at a time per thread, as alpha-beta,
+    /// random and rollout players do.
     Pit(pit::Args),
     /// Answer the line protocol (newgame, position, go, isready, quit) on stdin/stdout.
     Engine(engine::Args),

@@ -13,11 +13,11 @@
 
 use super::matches::MatchArgs;
 use anyhow::Context;
-use oware_engine::arena::{GameOutcome, MatchSummary, play_match};
+use oware_engine::arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
 use oware_engine::elo::MatchScore;
 use oware_engine::limits::MAX_GAMES;
 use oware_engine::spec::PlayerSpec;
-use oware_players::PlayerBuilder;
+use oware_players::{PlayerBuilder, contestant};
 use oware_trainer::progress::MatchStatus;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,11 @@ pub struct Args {
     /// Print the result as one JSON object on stdout (progress stays on stderr).
     #[arg(long)]
     json: bool,
+    /// Play network players one game at a time per thread, as the other players, instead of
+    /// batched (many games in flight per thread, one network call for all of them): the same
+    /// games, slower; for comparison.
+    #[arg(long)]
+    unbatched: bool,
 }
 
 fn wdl_json(m: &MatchScore) -> serde_json::Value {
@@ -83,9 +88,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let threads = options.threads;
     let make_a = |seed: u64| builder_a.build(seed).map_err(|e| format!("{e:#}"));
     let make_b = |seed: u64| builder_b.build(seed).map_err(|e| format!("{e:#}"));
-    let games = play_match(&make_a, &make_b, &options, &|g| {
-        progress.game_done(g.a_points())
-    })
+    let (net_a, net_b) = if args.unbatched {
+        (None, None)
+    } else {
+        (
+            builder_a.network_side().context("player A")?,
+            builder_b.network_side().context("player B")?,
+        )
+    };
+    let batched = [net_a.is_some(), net_b.is_some()];
+    let all: Vec<u32> = (0..args.games).collect();
+    let games = play_contest(
+        &contestant(&net_a, &make_a),
+        &contestant(&net_b, &make_b),
+        &options,
+        &all,
+        &|g| progress.game_done(g.a_points()),
+    )
     .map_err(|e| anyhow::anyhow!(e))?;
     progress.line().finish();
     let (a, b) = (&args.a, &args.b);
@@ -109,6 +128,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "a_as_south": wdl_json(&s.as_south),
             "a_as_north": wdl_json(&s.as_north),
             "mean_plies": s.mean_plies,
+            "plies": s.plies,
+            "moves": s.a_moves + s.b_moves,
+            "a_moves": s.a_moves,
+            "b_moves": s.b_moves,
+            "moves_per_sec": (s.a_moves + s.b_moves) as f64 / seconds.max(1e-9),
+            "a_ms_per_move": s.a_ms_per_move,
+            "b_ms_per_move": s.b_ms_per_move,
+            "batched": { "a": batched[0], "b": batched[1] },
+            "threads": threads,
             "seconds": seconds,
         });
         println!("{value}");
@@ -120,6 +148,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if pairs == 1 { "" } else { "s" },
             if threads == 1 { "" } else { "s" }
         );
+        let who = match batched {
+            [true, true] => Some("A and B"),
+            [true, false] => Some("A"),
+            [false, true] => Some("B"),
+            [false, false] => None,
+        };
+        if let Some(who) = who {
+            println!(
+                "network searches of {who} batched: up to {} games in flight per thread",
+                games_in_flight(args.games as usize, threads)
+            );
+        }
         println!(
             "A: {} wins, {} draws, {} losses; score {:.1}%",
             t.wins,
@@ -140,8 +180,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             wdl(&s.as_north)
         );
         println!(
-            "mean game length {:.1} plies; time per move A {:.2} ms, B {:.2} ms; {seconds:.1} s in all",
-            s.mean_plies, s.a_ms_per_move, s.b_ms_per_move
+            "mean game length {:.1} plies; time per move A {:.2} ms, B {:.2} ms; {seconds:.1} s in all, {:.0} moves/s",
+            s.mean_plies,
+            s.a_ms_per_move,
+            s.b_ms_per_move,
+            (s.a_moves + s.b_moves) as f64 / seconds.max(1e-9)
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,13 +1,15 @@
 //! Evaluation during training: the current network (with MCTS) against the configured
-//! opponents and the previous evaluated checkpoint, in paired-opening matches.
+//! opponents and the previous evaluated checkpoint, in paired-opening matches. The network
+//! players' searches run batched, as in self-play (many games in flight per thread, one network
+//! call per pass; see [`oware_engine::arena`]).
 
 use crate::config::EvalConfig;
-use oware_engine::arena::{MatchOptions, MatchSummary, play_match};
+use oware_engine::arena::{MatchOptions, MatchSummary, play_contest};
 use oware_engine::mcts::MctsConfig;
 use oware_engine::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
 use oware_model::{DeviceKind, NetEvaluator};
-use oware_players::{LoadedNetwork, PlayerBuilder, load_network_with_search};
+use oware_players::{LoadedNetwork, PlayerBuilder, contestant, load_network_with_search};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -172,10 +174,20 @@ pub fn run_evaluation(
         max_plies: DEFAULT_MAX_PLIES,
     };
     let mut lines = Vec::new();
+    let me_net = me.network_side()?;
+    let all: Vec<u32> = (0..options.games).collect();
     for (name, vs_previous, opponent) in &opponents {
         let a = |seed: u64| me.build(seed).map_err(|e| format!("{e:#}"));
         let b = |seed: u64| opponent.build(seed).map_err(|e| format!("{e:#}"));
-        let games = play_match(&a, &b, &options, &|_| {}).map_err(|e| anyhow::anyhow!(e))?;
+        let opponent_net = opponent.network_side()?;
+        let games = play_contest(
+            &contestant(&me_net, &a),
+            &contestant(&opponent_net, &b),
+            &options,
+            &all,
+            &|_| {},
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
         let summary = MatchSummary::from_games(&games);
         let t = summary.total;
         let line = EvalLine {

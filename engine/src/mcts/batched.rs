@@ -164,9 +164,27 @@ impl BatchedSearch {
         evaluator: &E,
         rng: &mut R,
     ) -> Result<Vec<Option<SearchResult>>, EvalError> {
+        let all = vec![true; self.slots.len()];
+        self.search_some(evaluator, rng, &all)
+    }
+
+    /// [`BatchedSearch::search`] over the slots where `wanted[slot]` is set (a slot past the
+    /// end of `wanted` is not wanted): the others are left as they are (game, tree, search
+    /// settings) and get `None`. A match uses it to search only the games where its network
+    /// player is to move.
+    ///
+    /// # Errors
+    /// As [`BatchedSearch::search`]; only the wanted slots' searches are abandoned.
+    pub fn search_some<E: Evaluator + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        rng: &mut R,
+        wanted: &[bool],
+    ) -> Result<Vec<Option<SearchResult>>, EvalError> {
+        let wanted = |slot: usize| wanted.get(slot).copied().unwrap_or(false);
         let cfg = &self.config;
-        for s in self.slots.iter_mut() {
-            if !s.search.root_finished() {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if wanted(i) && !s.search.root_finished() {
                 let p = s.params;
                 s.search.begin(p.sims, p.noise, p.temperature, cfg, rng);
             }
@@ -179,7 +197,11 @@ impl BatchedSearch {
             self.positions.clear();
             self.counts.clear();
             let mut progress = false;
-            for s in self.slots.iter_mut() {
+            for (i, s) in self.slots.iter_mut().enumerate() {
+                if !wanted(i) {
+                    self.counts.push(0);
+                    continue;
+                }
                 let (n, p) = s
                     .search
                     .gather(cfg, cfg.leaves_per_tree, &mut self.positions);
@@ -191,25 +213,37 @@ impl BatchedSearch {
                 self.evals.clear();
                 self.evals.resize(total, empty);
                 if let Err(e) = evaluator.evaluate(&self.positions, &mut self.evals) {
-                    for s in self.slots.iter_mut() {
-                        s.search.abandon();
+                    for (i, s) in self.slots.iter_mut().enumerate() {
+                        if wanted(i) {
+                            s.search.abandon();
+                        }
                     }
                     return Err(e);
                 }
             }
             let mut offset = 0;
-            for (s, &n) in self.slots.iter_mut().zip(&self.counts) {
-                s.search.apply(cfg, &self.evals[offset..offset + n], rng);
-                offset += n;
+            for (i, (s, &n)) in self.slots.iter_mut().zip(&self.counts).enumerate() {
+                if wanted(i) {
+                    s.search.apply(cfg, &self.evals[offset..offset + n], rng);
+                    offset += n;
+                }
             }
-            if !progress || self.slots.iter().all(|s| s.search.is_done()) {
+            let done = |(i, s): (usize, &Slot)| !wanted(i) || s.search.is_done();
+            if !progress || self.slots.iter().enumerate().all(done) {
                 break;
             }
         }
         Ok(self
             .slots
             .iter()
-            .map(|s| s.search.result(cfg, rng))
+            .enumerate()
+            .map(|(i, s)| {
+                if wanted(i) {
+                    s.search.result(cfg, rng)
+                } else {
+                    None
+                }
+            })
             .collect())
     }
 }

@@ -11,12 +11,12 @@ mod record;
 use super::matches::MatchArgs;
 use anyhow::{Context, bail};
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::arena::{mix, play_games};
+use oware_engine::arena::{mix, play_contest};
 use oware_engine::atomic::write_atomic;
 use oware_engine::elo::MatchScore;
 use oware_engine::ratings::{Pairing, RatingError, Ratings, fit};
 use oware_engine::spec::PlayerSpec;
-use oware_players::PlayerBuilder;
+use oware_players::{PlayerBuilder, contestant};
 use oware_trainer::progress::MatchStatus;
 use oware_trainer::report::ladder::{Bar, draw};
 use record::{PairingLog, PairingSpecs, Recorded, Settings};
@@ -197,7 +197,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .options(args.games, pairing_seed(args.matches.seed, a, b));
             let make_a = |seed: u64| builders[a].build(seed).map_err(|e| format!("{e:#}"));
             let make_b = |seed: u64| builders[b].build(seed).map_err(|e| format!("{e:#}"));
-            play_games(&make_a, &make_b, &options, &todo, &|g| {
+            let net_a = builders[a].network_side()?;
+            let net_b = builders[b].network_side()?;
+            let (side_a, side_b) = (contestant(&net_a, &make_a), contestant(&net_b, &make_b));
+            play_contest(&side_a, &side_b, &options, &todo, &|g| {
                 status.game_done(g.a_points());
                 let line = record::line_with_index(&g.record_line(&specs[a], &specs[b]), g.index);
                 log.add(
