@@ -199,7 +199,16 @@ fn pit_json_adds_up() {
             "a_as_south",
             "a_as_north",
             "mean_plies",
-            "seconds"
+            "seconds",
+            "plies",
+            "moves",
+            "a_moves",
+            "b_moves",
+            "moves_per_sec",
+            "a_ms_per_move",
+            "b_ms_per_move",
+            "batched",
+            "threads"
         ]
     );
     assert_eq!(v["a"], "alphabeta:depth=3");
@@ -228,6 +237,14 @@ fn pit_json_adds_up() {
     assert!(lo <= elo && elo <= hi, "{lo} {elo} {hi}");
     assert!(v["mean_plies"].as_f64().expect("plies") > 4.0);
     assert!(v["seconds"].as_f64().expect("seconds") >= 0.0);
+    // Plies count the openings (2 to 4 random plies per game), moves only the players'.
+    let (plies, moves) = (count(&v, "plies"), count(&v, "moves"));
+    assert_eq!(count(&v, "a_moves") + count(&v, "b_moves"), moves);
+    assert!((2 * 7..=4 * 7).contains(&(plies - moves)), "{v}");
+    let mean = v["mean_plies"].as_f64().expect("plies");
+    assert!((mean * 7.0 - plies as f64).abs() < 1e-6, "{v}");
+    // No network player: nothing batched.
+    assert_eq!(v["batched"], serde_json::json!({ "a": false, "b": false }));
 
     // The record: seven lines that replay, each result matching the replayed ending.
     let text = std::fs::read_to_string(&record).expect("record written");

@@ -13,7 +13,8 @@ pub struct MatchArgs {
     /// Random plies before the players take over [default: 2 to 4, drawn per opening].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=200))]
     pub opening_plies: Option<u32>,
-    /// Games played at once, at most 256 [default: the number of CPUs].
+    /// Match threads, at most 256 [default: the number of CPUs]: each plays one game at a time,
+    /// or, when a side is a batched network player, keeps many games in flight.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_THREADS)))]
     pub threads: Option<u32>,
     /// Seed of the openings and of the players' random choices.

@@ -128,6 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "a_as_south": wdl_json(&s.as_south),
             "a_as_north": wdl_json(&s.as_north),
             "mean_plies": s.mean_plies,
+            "seconds": seconds,
             "plies": s.plies,
             "moves": s.a_moves + s.b_moves,
             "a_moves": s.a_moves,
@@ -137,7 +138,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "b_ms_per_move": s.b_ms_per_move,
             "batched": { "a": batched[0], "b": batched[1] },
             "threads": threads,
-            "seconds": seconds,
         });
         println!("{value}");
     } else {
