@@ -617,7 +617,8 @@ impl Drop for ClearOnDrop<'_> {
 }
 
 /// Evaluates the learner's current weights (the checkpoint of this step, written next),
-/// appending each match's line to `eval.jsonl` as it ends; records the evaluation in the
+/// appending its matches' lines (with the Elo against the anchor) to `eval.jsonl` when it
+/// ends; records the evaluation in the
 /// state's meta (for that checkpoint's `meta.json`) and makes this step the previous evaluated
 /// checkpoint.
 fn evaluate(
@@ -650,14 +651,43 @@ fn evaluate(
     };
     let mut on_match = |line: &EvalLine, note: &str| -> anyhow::Result<()> {
         progress.note(note);
-        ctx.run.append_eval(&line.to_json())?;
         let tag = line.opponent_tag();
         log(tb, &format!("eval/{tag}/score"), line.score, step)?;
         log(tb, &format!("eval/{tag}/elo"), line.elo, step)?;
         progress.eval(line);
         Ok(())
     };
-    let lines = run_evaluation(&eval_ctx, &mut on_match)?;
+    let mut lines = run_evaluation(&eval_ctx, &mut on_match)?;
+    // The Elo against the anchor, over this and every earlier evaluation of the run; written
+    // on each line of this evaluation, which go to eval.jsonl together (a kill before they
+    // are written evaluates this step again on resume, as a kill before its checkpoint does).
+    let anchor = &ctx.config.eval.anchor;
+    if !anchor.is_empty() {
+        let mut all = crate::report::read_eval_lines(&ctx.run.eval_log())?;
+        all.extend(lines.iter().cloned());
+        match crate::anchor::anchor_elo(&all, anchor, step) {
+            Ok(Some(rating)) => {
+                progress.note(&format!(
+                    "eval step {step}: Elo {:+.0} [{:+.0}, {:+.0}] against the anchor {anchor} \
+                     (all evaluations so far)",
+                    rating.elo, rating.ci95.0, rating.ci95.1
+                ));
+                log(tb, "eval/elo_vs_anchor", rating.elo, step)?;
+                log(tb, "eval/elo_vs_anchor_low", rating.ci95.0, step)?;
+                log(tb, "eval/elo_vs_anchor_high", rating.ci95.1, step)?;
+                for line in &mut lines {
+                    line.vs_anchor = Some(rating.clone());
+                }
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!(
+                "eval step {step}: no Elo against the anchor: {e:#}"
+            )),
+        }
+    }
+    for line in &lines {
+        ctx.run.append_eval(&line.to_json())?;
+    }
     if let Some(tb) = tb.as_mut() {
         tb.flush()?;
     }
