@@ -304,16 +304,24 @@ pub fn report(run: &Path, out: Option<&Path>) -> anyhow::Result<Report> {
 }
 
 /// The Elo against the anchor over training time: one curve per anchor named in the log, one
-/// point per evaluation (its lines all carry the same rating), `score`/`low`/`high` in Elo.
+/// point per evaluation (from its last line, whose fit holds all its matches), `score`/`low`/
+/// `high` in Elo.
 pub fn elo_series(lines: &[EvalLine]) -> Vec<Series> {
     let mut out: Vec<Series> = Vec::new();
-    let mut seen: Vec<(String, u64)> = Vec::new();
-    for line in lines {
+    let mut last: Vec<(String, u64, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
         let Some(a) = &line.vs_anchor else { continue };
-        if seen.contains(&(a.anchor.clone(), line.step)) {
-            continue;
+        match last
+            .iter_mut()
+            .find(|(name, step, _)| *name == a.anchor && *step == line.step)
+        {
+            Some(entry) => entry.2 = i,
+            None => last.push((a.anchor.clone(), line.step, i)),
         }
-        seen.push((a.anchor.clone(), line.step));
+    }
+    for &(_, _, i) in &last {
+        let line = &lines[i];
+        let Some(a) = &line.vs_anchor else { continue };
         let p = Point {
             minutes: line.elapsed_secs / 60.0,
             score: a.elo,
