@@ -57,7 +57,35 @@ isready
     cmd.args(["engine", "alphabeta:depth=5"]);
     let out = run_with_stdin(cmd, script);
     assert!(out.status.success(), "{out:?}");
-    let got = lines(&out);
+    let all = lines(&out);
+    // `go` prints `info depth D score (cp S | mate P) nodes N time MS pv m...` lines before its
+    // bestmove: depths 1, 2, ... in order. A reader that skips them sees the rest unchanged.
+    let mut depth = 0;
+    for line in &all {
+        if line.starts_with("bestmove ") {
+            assert!(depth > 0, "no info line before {line}: {all:#?}");
+            depth = 0;
+        } else if let Some(rest) = line.strip_prefix("info ") {
+            let w: Vec<&str> = rest.split(' ').collect();
+            assert!(w.len() >= 10, "{line}");
+            assert_eq!(
+                (w[0], w[2], w[5], w[7], w[9]),
+                ("depth", "score", "nodes", "time", "pv")
+            );
+            assert!(["cp", "mate"].contains(&w[3]), "{line}");
+            assert_eq!(w[1].parse::<u32>().ok(), Some(depth + 1), "{all:#?}");
+            depth += 1;
+            assert!(
+                w[4].parse::<i32>().is_ok() && w[6].parse::<u64>().is_ok(),
+                "{line}"
+            );
+            assert!(w[8].parse::<u64>().is_ok() && w.len() > 10, "{line}");
+        }
+    }
+    let got: Vec<String> = all
+        .into_iter()
+        .filter(|l| !l.starts_with("info "))
+        .collect();
     let expect_prefix = [
         "readyok",
         "bestmove ",

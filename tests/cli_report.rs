@@ -117,6 +117,49 @@ fn report_draws_the_curve_and_prints_a_table() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(decode(&other).dimensions(), (1000, 600));
+    // A log without Elo against an anchor draws no Elo chart.
+    assert!(!run.join("eval-elo.png").exists());
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn report_draws_elo_against_the_anchor_over_time() {
+    let run = scratch("report-elo");
+    let mut lines = Vec::new();
+    for (i, secs) in [60.0, 180.0, 300.0, 420.0].into_iter().enumerate() {
+        let step = 2500 * (i as u64 + 1);
+        let elo = -150.0 + 120.0 * i as f64;
+        for (opponent, w) in [
+            ("alphabeta:depth=4", 8 + 3 * i as u32),
+            ("alphabeta:ms=9", 2 + i as u32),
+        ] {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&eval_line(step, secs, opponent, false, w, 0, 20 - w))
+                    .expect("json");
+            v["anchor"] = "alphabeta:depth=4".into();
+            v["elo_vs_anchor"] = elo.into();
+            v["elo_vs_anchor_ci95"] = serde_json::json!([elo - 90.0, elo + 90.0]);
+            if opponent.contains("ms=") {
+                v["opponent_config"] = "alphabeta:ms=auto".into();
+            }
+            lines.push(v.to_string());
+        }
+    }
+    std::fs::write(run.join("eval.jsonl"), lines.join("\n") + "\n").expect("eval.jsonl");
+    let out = oware(&["report", run.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("eval-elo.png"), "{stdout}");
+    let img = decode(&run.join("eval-elo.png"));
+    assert_eq!(img.dimensions(), (1000, 600));
+    // The curve and its band: the first series colour, strong and light.
+    let blue = img.pixels().filter(|p| p.0 == [31, 119, 180]).count();
+    assert!(blue > 300, "curve pixels: {blue}");
+    let band = img
+        .pixels()
+        .filter(|p| p.0[2] > p.0[0] + 20 && p.0[0] > 200)
+        .count();
+    assert!(band > 5_000, "band pixels: {band}");
     let _ = std::fs::remove_dir_all(&run);
 }
 

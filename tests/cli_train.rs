@@ -58,15 +58,44 @@ fn spawn_tiny(run: &Path, sets: &[&str]) -> std::process::Child {
 fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
     let dir = scratch("run");
     let run = dir.join("run");
-    let out = train_tiny(&run, &[]);
+    // An opponent at the network's own time per move, and Elo against random as the anchor.
+    let out = train_tiny(
+        &run,
+        &[
+            "--set",
+            "eval.opponents=[\"random\", \"alphabeta:depth=1,ms=auto\"]",
+            "--set",
+            "eval.anchor=\"random\"",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(meta(&run)["step"], 30);
     assert!(run.join("config.toml").is_file());
-    // The evaluation log has a line per evaluation match.
+    // The evaluation log has a line per evaluation match, each with the evaluation's Elo
+    // against the anchor; `ms=auto` was played as a measured time.
     let evals = std::fs::read_to_string(run.join("eval.jsonl")).expect("eval.jsonl");
-    let first: Value = serde_json::from_str(evals.lines().next().expect("a line")).expect("json");
+    let lines: Vec<Value> = evals
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let first = &lines[0];
     assert_eq!(first["opponent"], "random");
     assert!(first["elo_ci95"].is_array());
+    for line in &lines {
+        assert_eq!(line["anchor"], "random", "{line}");
+        assert!(
+            line["elo_vs_anchor"].as_f64().is_some_and(f64::is_finite),
+            "{line}"
+        );
+        assert!(line["elo_vs_anchor_ci95"].is_array(), "{line}");
+    }
+    let timed = &lines[1];
+    assert_eq!(timed["opponent_config"], "alphabeta:depth=1,ms=auto");
+    let played = timed["opponent"].as_str().expect("a spec");
+    let ms = played
+        .strip_prefix("alphabeta:depth=1,ms=")
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(ms.is_some_and(|ms| ms >= 1), "{played}");
     // TensorBoard scalars, read back from the event file.
     let files = event_files(&run).expect("list");
     assert_eq!(files.len(), 1);
@@ -86,6 +115,10 @@ fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
         "train/samples_per_position",
         "eval/random/score",
         "eval/random/elo",
+        "eval/alphabeta_depth_1_ms_auto/score",
+        "eval/elo_vs_anchor",
+        "eval/elo_vs_anchor_low",
+        "eval/elo_vs_anchor_high",
     ] {
         assert!(tags.contains(tag), "missing {tag}; have {tags:?}");
     }

@@ -36,7 +36,9 @@ pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner
 pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use moves::{Move, MoveList, ParseMoveError};
 pub use perft::{perft, perft_divide};
-pub use player::{Choice, Limits, Player, PlayerError, RandomPlayer};
+pub use player::{
+    Choice, Limits, PROGRESS_MILLIS, Player, PlayerError, RandomPlayer, Score, SearchInfo,
+};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, PositionError, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::{ParseSideError, Side};

@@ -53,6 +53,84 @@ pub trait Player: Send {
     /// Forgets per-game state (search trees, caches) before a new game. The default does
     /// nothing.
     fn new_game(&mut self) {}
+
+    /// As [`Player::choose`], calling `progress` with reports of the search while it runs (the
+    /// engine protocol's `info` lines): alpha-beta once per completed iteration, MCTS about
+    /// every [`PROGRESS_MILLIS`] and once at the end. The default reports nothing.
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        progress: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<Choice, PlayerError> {
+        let _ = progress;
+        self.choose(game, limits)
+    }
+}
+
+/// How often (in milliseconds) an MCTS search reports its progress.
+pub const PROGRESS_MILLIS: u64 = 100;
+
+/// A search score for the side to move, in the engine protocol's UCI-like form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// `score cp N`: alpha-beta's heuristic seed margin in hundredths of a seed (a proven draw
+    /// is 0); for MCTS, 100 × the expected result in [-1, 1], so -100..=100.
+    Cp(i32),
+    /// `score mate P`: alpha-beta proved the game ends in `|P|` plies, won when `P > 0` and lost
+    /// when `P < 0`.
+    Mate(i32),
+}
+
+/// One report of a search in progress: `info depth D score cp S nodes N time MS pv m1 m2 ...`
+/// (alpha-beta) or `info sims N score cp S nodes N time MS pv m1 m2 ...` (MCTS).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// Alpha-beta: the depth of the iteration just completed.
+    pub depth: Option<u32>,
+    /// MCTS: the simulations run so far.
+    pub sims: Option<u32>,
+    /// The score for the side to move.
+    pub score: Score,
+    /// Nodes searched (alpha-beta) or in the tree (MCTS).
+    pub nodes: u64,
+    /// Milliseconds since the search began.
+    pub millis: u64,
+    /// The principal variation, best move first.
+    pub pv: Vec<Move>,
+}
+
+impl std::fmt::Display for SearchInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("info")?;
+        if let Some(d) = self.depth {
+            write!(f, " depth {d}")?;
+        }
+        if let Some(s) = self.sims {
+            write!(f, " sims {s}")?;
+        }
+        match self.score {
+            Score::Cp(c) => write!(f, " score cp {c}")?,
+            Score::Mate(p) => write!(f, " score mate {p}")?,
+        }
+        write!(f, " nodes {} time {} pv", self.nodes, self.millis)?;
+        for m in &self.pv {
+            write!(f, " {m}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Score {
+    /// An MCTS value in [-1, 1] as `score cp` (rounded 100 × value; NaN reads as 0).
+    pub fn from_value(value: f32) -> Score {
+        let v = if value.is_finite() {
+            value.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        Score::Cp((v * 100.0).round() as i32)
+    }
 }
 
 /// Picks a uniformly random legal move.

@@ -2,7 +2,10 @@
 //! and writer, so that the binary, tests and fuzzing drive the same loop.
 //!
 //! Commands, one per line: `newgame`, `position startpos [moves m1 m2 ...]`,
-//! `go [sims N] [depth N] [ms N]` → `bestmove m`, `isready` → `readyok`, `quit`. Bad input gets
+//! `go [sims N] [depth N] [ms N]` → `bestmove m`, `isready` → `readyok`, `quit`. Before
+//! `bestmove`, `go` prints `info` lines as the search goes ([`SearchInfo`]: alpha-beta one per
+//! completed iteration, MCTS about every [`crate::player::PROGRESS_MILLIS`] and once at the
+//! end); a reader that ignores them sees the protocol unchanged. Bad input gets
 //! one line `error ...`; the engine keeps its last valid position and goes on. Empty lines are
 //! ignored; end of input ends the engine like `quit`. A line longer than
 //! [`MAX_LINE_BYTES`] or not UTF-8 is answered with an error and skipped.
@@ -10,7 +13,7 @@
 use crate::game::{Game, GameError};
 use crate::limits::{MAX_DEPTH, MAX_LINE_BYTES, MAX_MILLIS, MAX_SIMS};
 use crate::lines::BoundedLines;
-use crate::player::{Limits, Player};
+use crate::player::{Limits, Player, SearchInfo};
 use std::io::{self, BufRead, Write};
 
 /// What a line asks for.
@@ -109,8 +112,14 @@ impl Engine {
         &self.game
     }
 
-    /// Answers one line of input.
+    /// Answers one line of input, dropping `go`'s `info` lines.
     pub fn handle(&mut self, line: &str) -> Reply {
+        self.handle_reporting(line, &mut |_| {})
+    }
+
+    /// Answers one line of input; `go` hands each `info` line of its search to `info` as it
+    /// comes, before the reply.
+    pub fn handle_reporting(&mut self, line: &str, info: &mut dyn FnMut(&SearchInfo)) -> Reply {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some((&command, args)) = tokens.split_first() else {
             return Reply::Silent;
@@ -138,7 +147,7 @@ impl Engine {
                     Some(r) => Reply::Line(format!("error the game is over: {r}")),
                     None => Reply::Line("error the game is over".to_string()),
                 },
-                Ok(limits) => match self.player.choose(&self.game, limits) {
+                Ok(limits) => match self.player.choose_reporting(&self.game, limits, info) {
                     Ok(choice) if self.game.legal_moves().contains(choice.mv) => {
                         Reply::Line(format!("bestmove {}", choice.mv))
                     }
@@ -161,10 +170,20 @@ impl Engine {
     pub fn serve<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> io::Result<()> {
         for item in BoundedLines::new(input, MAX_LINE_BYTES) {
             let (number, line) = item?;
+            let mut failed = None;
             let reply = match line.text(number) {
-                Ok(text) => self.handle(&text),
+                Ok(text) => self.handle_reporting(&text, &mut |info| {
+                    if failed.is_none()
+                        && let Err(e) = writeln!(output, "{info}").and_then(|()| output.flush())
+                    {
+                        failed = Some(e);
+                    }
+                }),
                 Err(e) => Reply::Line(format!("error {e}")),
             };
+            if let Some(e) = failed {
+                return Err(e);
+            }
             match reply {
                 Reply::Silent => {}
                 Reply::Line(text) => {
@@ -231,6 +250,107 @@ mod tests {
         }
     }
 
+    /// Checks one `info` line: `info (depth D | sims N) score (cp S | mate P) nodes N time MS
+    /// pv m...`, whose moves replay from `game`; returns the depth or simulations.
+    fn check_info(line: &str, game: &Game, key: &str) -> u64 {
+        let words: Vec<&str> = line.split(' ').collect();
+        let [
+            info,
+            k,
+            count,
+            score,
+            unit,
+            value,
+            nodes,
+            n,
+            time,
+            ms,
+            pv,
+            moves @ ..,
+        ] = &words[..]
+        else {
+            panic!("short info line {line:?}");
+        };
+        assert_eq!(
+            (*info, *k, *score, *nodes, *time, *pv),
+            ("info", key, "score", "nodes", "time", "pv"),
+            "{line}"
+        );
+        assert!(["cp", "mate"].contains(unit), "{line}");
+        value.parse::<i32>().expect("an integer score");
+        n.parse::<u64>().expect("a node count");
+        ms.parse::<u64>().expect("milliseconds");
+        assert!(!moves.is_empty(), "{line}");
+        let mut g = game.clone();
+        for m in moves {
+            let mv: crate::Move = m.parse().expect("a move");
+            g.play(mv).expect("the pv is legal");
+        }
+        count.parse().expect("a count")
+    }
+
+    /// Runs `script` and returns its output lines.
+    fn session(player: Box<dyn Player>, script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        Engine::new(player)
+            .serve(script.as_bytes(), &mut out)
+            .expect("in memory");
+        String::from_utf8(out)
+            .expect("text")
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn go_prints_info_lines_then_one_bestmove() {
+        let game = Game::replay(["c", "F"]).expect("legal");
+        // Alpha-beta: one line per completed iteration, depths 1..=5 in order.
+        let got = session(
+            Box::new(AlphaBetaPlayer::new(Some(9), None, 1)),
+            "position startpos moves c F\ngo depth 5\nisready\n",
+        );
+        assert_eq!(got.len(), 5 + 2, "{got:#?}");
+        for (i, l) in got[..5].iter().enumerate() {
+            assert_eq!(check_info(l, &game, "depth"), i as u64 + 1, "{got:#?}");
+        }
+        let best = got[5].strip_prefix("bestmove ").expect("bestmove");
+        assert_eq!(
+            got[4]
+                .split(" pv ")
+                .nth(1)
+                .and_then(|pv| pv.split(' ').next()),
+            Some(best)
+        );
+        assert_eq!(got[6], "readyok");
+        // MCTS (rollouts and a uniform evaluator): at least the closing report, whose count is
+        // the simulations asked and whose first move is the best move.
+        let uniform = crate::mcts::MctsConfig {
+            sims: 50,
+            ..crate::mcts::MctsConfig::default()
+        };
+        let players: [Box<dyn Player>; 2] = [
+            Box::new(crate::RolloutMctsPlayer::new(
+                50,
+                crate::mcts::DEFAULT_UCT_C,
+                3,
+            )),
+            Box::new(crate::MctsPlayer::new(crate::UniformEvaluator, uniform, 3).expect("config")),
+        ];
+        for player in players {
+            let got = session(player, "position startpos moves c F\ngo sims 300\n");
+            let (last, infos) = got.split_last().expect("lines");
+            assert!(!infos.is_empty(), "{got:#?}");
+            for l in infos {
+                check_info(l, &game, "sims");
+            }
+            let closing = infos.last().expect("a closing info");
+            assert_eq!(check_info(closing, &game, "sims"), 300, "{got:#?}");
+            let best = last.strip_prefix("bestmove ").expect("bestmove");
+            assert!(closing.contains(&format!(" pv {best}")), "{got:#?}");
+        }
+    }
+
     #[test]
     fn bad_lines_keep_the_position() {
         let mut e = engine();
@@ -258,12 +378,13 @@ mod tests {
         engine().serve(&input[..], &mut out).expect("in memory");
         let out = String::from_utf8(out).expect("text");
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 4, "{out}");
+        assert_eq!(lines.len(), 5, "{out}");
         assert_eq!(lines[0], "readyok");
         assert!(lines[1].starts_with("error line 2 is not UTF-8"), "{out}");
         assert!(lines[2].starts_with("error line 3 is 65537 bytes"), "{out}");
-        assert!(lines[3].starts_with("bestmove "), "{out}");
-        let mv = lines[3].trim_start_matches("bestmove ");
+        assert!(lines[3].starts_with("info depth 1 score "), "{out}");
+        assert!(lines[4].starts_with("bestmove "), "{out}");
+        let mv = lines[4].trim_start_matches("bestmove ");
         assert!(["A", "B", "C", "D", "E", "F"].contains(&mv), "{out}");
     }
 }

@@ -184,20 +184,21 @@ fn median_move_millis(spec: &str, moves: usize) -> f64 {
 fn a_timed_search_stops_in_time() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = checkpoint(tmp.path(), Some(trained()));
-    // PUCT rounds read the clock between rounds; the bounds are generous for a loaded CI
-    // machine: a stall only makes a move later, and the search never stops before the clock.
-    let spec = format!("mcts:model={},ms=60,root=puct", dir.display());
-    let median = median_move_millis(&spec, 9);
-    assert!(
-        (57.0..=120.0).contains(&median),
-        "puct: median {median:.1} ms for ms=60"
-    );
-    // Known gap: a Gumbel root sizes one halving from its probe's rate and can finish well
-    // before the clock when the rate rises after the probe (a median of 26 ms for ms=60 was
-    // seen under load), so only its upper bound is checked here (see the README).
-    let spec = format!("mcts:model={},ms=60,root=gumbel", dir.display());
-    let median = median_move_millis(&spec, 9);
-    assert!(median <= 120.0, "gumbel: median {median:.1} ms for ms=60");
+    // Both roots size their budget from the rate they measure, re-plan it as the estimate
+    // changes and end at the clock (a Gumbel root re-plans its sequential halving): the
+    // median is within 10% of the time asked. The upper bound is generous for a loaded CI
+    // machine, where a stall only makes a move later.
+    for root in ["puct", "gumbel"] {
+        for ms in [60.0, 100.0] {
+            let spec = format!("mcts:model={},ms={ms},root={root}", dir.display());
+            let median = median_move_millis(&spec, 9);
+            eprintln!("{root}: median {median:.1} ms for ms={ms}");
+            assert!(
+                (0.9 * ms..=2.0 * ms).contains(&median),
+                "{root}: median {median:.1} ms for ms={ms}"
+            );
+        }
+    }
     // `sims=` caps a timed search: 20 simulations take far less than a minute.
     let spec = format!("mcts:model={},ms=60000,sims=20", dir.display());
     let mut player = builder(&spec).build(5).expect("player");

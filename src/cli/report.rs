@@ -15,10 +15,14 @@ pub struct Args {
 }
 
 /// Runs `oware report`: prints the evaluations as a table and draws the score against each
-/// opponent over training time (minutes), with 95% bands, to the PNG.
+/// opponent over training time (minutes), with 95% bands, to the PNG; and, when the log has
+/// them, the network's Elo against the anchor over training time to `<png stem>-elo.png`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let done = report(&args.run, args.out.as_deref())?;
     print!("{}", eval_table(&done.lines));
     println!("wrote {}", done.png.display());
+    if let Some(elo) = &done.elo_png {
+        println!("wrote {}", elo.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

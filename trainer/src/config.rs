@@ -271,8 +271,14 @@ pub struct EvalConfig {
     pub games: u32,
     /// Simulations per move of the network player.
     pub sims: u32,
-    /// Opponent player specs, e.g. `["alphabeta:depth=4"]`.
+    /// Opponent player specs, e.g. `["alphabeta:depth=4"]`. `ms=auto` in a spec
+    /// (`alphabeta:ms=auto`) is the network's own mean time per move, measured at each
+    /// evaluation by timing a few of its searches.
     pub opponents: Vec<String>,
+    /// The opponent rated 0 for the network's Elo against a fixed anchor (`eval/elo_vs_anchor`),
+    /// fitted over all evaluation matches of the run; a fixed player (no `ms=auto`), played at
+    /// every evaluation (after `opponents`, when it is not one of them). Empty: no such rating.
+    pub anchor: String,
     /// Also play the previous evaluated checkpoint.
     pub vs_previous: bool,
     /// Random opening plies before each pair of games.
@@ -285,7 +291,8 @@ impl Default for EvalConfig {
             every_steps: 2500,
             games: 20,
             sims: 100,
-            opponents: vec!["alphabeta:depth=2".into(), "alphabeta:depth=4".into()],
+            opponents: vec!["alphabeta:depth=4".into(), "alphabeta:ms=auto".into()],
+            anchor: "alphabeta:depth=4".into(),
             vs_previous: false,
             opening_plies: 2,
         }
@@ -475,9 +482,21 @@ impl TrainConfig {
             format!("{} is more than 20", e.opening_plies)
         })?;
         for (i, spec) in e.opponents.iter().enumerate() {
-            spec.parse::<oware_engine::PlayerSpec>()
+            // `ms=auto` becomes a number at evaluation time; any number checks the rest.
+            crate::anchor::resolve_auto_ms(spec, 1)
+                .parse::<oware_engine::PlayerSpec>()
                 .map_err(|err| anyhow::anyhow!("eval.opponents[{i}]: {err}"))?;
         }
+        if !e.anchor.is_empty() {
+            e.anchor
+                .parse::<oware_engine::PlayerSpec>()
+                .map_err(|err| anyhow::anyhow!("eval.anchor: {err}"))?;
+        }
+        check(
+            !crate::anchor::has_auto_ms(&e.anchor),
+            "eval.anchor",
+            || "must be a fixed player, without ms=auto".into(),
+        )?;
         check(self.log.every_steps >= 1, "log.every_steps", || {
             "must be at least 1".into()
         })?;
@@ -683,6 +702,21 @@ mod tests {
         let err = TrainConfig::from_toml_str("[eval]\nopponents = [\"alphabeta:depth=x\"]\n", &[])
             .expect_err("bad spec");
         assert!(format!("{err:#}").contains("eval.opponents[0]"), "{err:#}");
+        let err = TrainConfig::from_toml_str("[eval]\nanchor = \"alphabeta:ms=auto\"\n", &[])
+            .expect_err("a moving anchor");
+        assert!(format!("{err:#}").contains("eval.anchor"), "{err:#}");
+        let err = TrainConfig::from_toml_str("[eval]\nanchor = \"nobody\"\n", &[])
+            .expect_err("not a player");
+        assert!(format!("{err:#}").contains("eval.anchor"), "{err:#}");
+        let err = TrainConfig::from_toml_str("[eval]\nopponents = [\"alphabeta:ms=soon\"]\n", &[])
+            .expect_err("not a time");
+        assert!(format!("{err:#}").contains("eval.opponents[0]"), "{err:#}");
+        let c = TrainConfig::from_toml_str(
+            "[eval]\nopponents = [\"alphabeta:depth=3,ms=auto\"]\nanchor = \"random\"\n",
+            &[],
+        )
+        .expect("ms=auto and an anchor outside the opponents");
+        assert_eq!(c.eval.anchor, "random");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! players' searches run batched, as in self-play (many games in flight per thread, one network
 //! call per pass; see [`oware_engine::arena`]).
 
+use crate::anchor::{AnchorElo, has_auto_ms, measure_millis_per_move, resolve_auto_ms};
 use crate::config::EvalConfig;
 use oware_engine::arena::{MatchOptions, MatchSummary, play_contest};
 use oware_engine::mcts::MctsConfig;
@@ -41,7 +42,7 @@ pub struct EvalContext<'a> {
 }
 
 /// One match of an evaluation: a line of `eval.jsonl`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EvalLine {
     /// Learner step.
     pub step: u64,
@@ -63,12 +64,18 @@ pub struct EvalLine {
     pub elo: f64,
     /// 95% interval of the Elo difference.
     pub elo_ci95: (f64, f64),
+    /// The opponent as `[eval] opponents` names it, when that differs from the spec played
+    /// (`alphabeta:ms=auto`, played as `alphabeta:ms=N`).
+    pub configured: Option<String>,
+    /// The network's Elo against `[eval] anchor` at this evaluation (the same on every line of
+    /// it), when an anchor is set.
+    pub vs_anchor: Option<AnchorElo>,
 }
 
 impl EvalLine {
     /// The `eval.jsonl` object.
     pub fn to_json(&self) -> serde_json::Value {
-        json!({
+        let mut v = json!({
             "step": self.step,
             "elapsed_secs": (self.elapsed_secs * 10.0).round() / 10.0,
             "selfplay_games": self.selfplay_games,
@@ -82,7 +89,16 @@ impl EvalLine {
             "score": self.score,
             "elo": self.elo,
             "elo_ci95": [self.elo_ci95.0, self.elo_ci95.1],
-        })
+        });
+        if let Some(c) = &self.configured {
+            v["opponent_config"] = json!(c);
+        }
+        if let Some(a) = &self.vs_anchor {
+            v["anchor"] = json!(a.anchor);
+            v["elo_vs_anchor"] = json!(a.elo);
+            v["elo_vs_anchor_ci95"] = json!([a.ci95.0, a.ci95.1]);
+        }
+        v
     }
 
     /// A TensorBoard-friendly name of the opponent: `alphabeta_depth_4`, `previous`.
@@ -91,7 +107,9 @@ impl EvalLine {
             return "previous".to_string();
         }
         let mut tag: String = self
-            .opponent
+            .configured
+            .as_deref()
+            .unwrap_or(&self.opponent)
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
@@ -120,6 +138,21 @@ impl EvalLine {
             score: v.get("score")?.as_f64()?,
             elo: v.get("elo")?.as_f64()?,
             elo_ci95: (ci.first()?.as_f64()?, ci.get(1)?.as_f64()?),
+            configured: match v.get("opponent_config") {
+                None => None,
+                Some(c) => Some(c.as_str()?.to_string()),
+            },
+            vs_anchor: match v.get("elo_vs_anchor") {
+                None => None,
+                Some(elo) => {
+                    let ci = v.get("elo_vs_anchor_ci95")?.as_array()?;
+                    Some(AnchorElo {
+                        anchor: v.get("anchor")?.as_str()?.to_string(),
+                        elo: elo.as_f64()?,
+                        ci95: (ci.first()?.as_f64()?, ci.get(1)?.as_f64()?),
+                    })
+                }
+            },
         })
     }
 }
@@ -147,13 +180,30 @@ pub fn run_evaluation(
             trained_search: Some(ctx.search.clone()),
         },
     );
+    // `ms=auto` opponents search for the network's own time per move, timed once here.
+    let mut auto_ms = None;
     let mut opponents: Vec<(String, bool, PlayerBuilder)> = Vec::new();
-    for spec in &cfg.opponents {
-        opponents.push((
-            spec.clone(),
-            false,
-            PlayerBuilder::from_str(spec, ctx.device)?,
-        ));
+    let mut configured = Vec::new();
+    let anchor =
+        (!cfg.anchor.is_empty() && !cfg.opponents.contains(&cfg.anchor)).then_some(&cfg.anchor);
+    for spec in cfg.opponents.iter().chain(anchor) {
+        let played = if has_auto_ms(spec) {
+            let ms = match auto_ms {
+                Some(ms) => ms,
+                None => {
+                    let ms = measure_millis_per_move(me.build(ctx.seed)?.as_mut())?;
+                    auto_ms = Some(ms);
+                    ms
+                }
+            };
+            configured.push(Some(spec.clone()));
+            resolve_auto_ms(spec, ms)
+        } else {
+            configured.push(None);
+            spec.clone()
+        };
+        let builder = PlayerBuilder::from_str(&played, ctx.device)?;
+        opponents.push((played, false, builder));
     }
     if let Some(prev) = ctx.previous.filter(|_| cfg.vs_previous) {
         let spec = network_spec(prev, cfg.sims);
@@ -176,7 +226,8 @@ pub fn run_evaluation(
     let mut lines = Vec::new();
     let me_net = me.network_side()?;
     let all: Vec<u32> = (0..options.games).collect();
-    for (name, vs_previous, opponent) in &opponents {
+    configured.resize(opponents.len(), None);
+    for ((name, vs_previous, opponent), configured) in opponents.iter().zip(configured) {
         let a = |seed: u64| me.build(seed).map_err(|e| format!("{e:#}"));
         let b = |seed: u64| opponent.build(seed).map_err(|e| format!("{e:#}"));
         let opponent_net = opponent.network_side()?;
@@ -201,6 +252,8 @@ pub fn run_evaluation(
             score: t.score(),
             elo: t.elo(),
             elo_ci95: t.elo_ci95(),
+            configured,
+            vs_anchor: None,
         };
         let note = format!(
             "eval step {}: vs {}: {}-{}-{} ({:.1}%), Elo {:+.0} [{:+.0}, {:+.0}]",

@@ -6,6 +6,7 @@
 //! logging, the report that plots a run's evaluation curve, and the Redis broker that brings in
 //! games from `oware worker` processes on other machines.
 
+pub mod anchor;
 pub mod broker;
 pub mod config;
 pub mod eval;

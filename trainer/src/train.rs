@@ -617,7 +617,8 @@ impl Drop for ClearOnDrop<'_> {
 }
 
 /// Evaluates the learner's current weights (the checkpoint of this step, written next),
-/// appending each match's line to `eval.jsonl` as it ends; records the evaluation in the
+/// appending each match's line (with the Elo against the anchor so far) to `eval.jsonl` as it
+/// ends; records the evaluation in the
 /// state's meta (for that checkpoint's `meta.json`) and makes this step the previous evaluated
 /// checkpoint.
 fn evaluate(
@@ -648,16 +649,50 @@ fn evaluate(
         device: ctx.device,
         seed: ctx.config.schedule.seed ^ step,
     };
-    let mut on_match = |line: &EvalLine, note: &str| -> anyhow::Result<()> {
-        progress.note(note);
-        ctx.run.append_eval(&line.to_json())?;
-        let tag = line.opponent_tag();
-        log(tb, &format!("eval/{tag}/score"), line.score, step)?;
-        log(tb, &format!("eval/{tag}/elo"), line.elo, step)?;
-        progress.eval(line);
-        Ok(())
+    // The Elo against the anchor: each line carries the fit over every evaluation match of
+    // the run up to it (earlier ones read back from eval.jsonl), so the evaluation's last line
+    // holds the evaluation's rating. Lines are appended as each match ends.
+    let anchor = ctx.config.eval.anchor.clone();
+    let mut history = if anchor.is_empty() {
+        Vec::new()
+    } else {
+        crate::report::read_eval_lines(&ctx.run.eval_log())?
     };
-    let lines = run_evaluation(&eval_ctx, &mut on_match)?;
+    let mut rated: Vec<EvalLine> = Vec::new();
+    {
+        let mut on_match = |line: &EvalLine, note: &str| -> anyhow::Result<()> {
+            progress.note(note);
+            let mut line = line.clone();
+            if !anchor.is_empty() {
+                history.push(line.clone());
+                match crate::anchor::anchor_elo(&history, &anchor, step) {
+                    Ok(rating) => line.vs_anchor = rating,
+                    Err(e) => progress.note(&format!(
+                        "eval step {step}: no Elo against the anchor: {e:#}"
+                    )),
+                }
+            }
+            ctx.run.append_eval(&line.to_json())?;
+            let tag = line.opponent_tag();
+            log(tb, &format!("eval/{tag}/score"), line.score, step)?;
+            log(tb, &format!("eval/{tag}/elo"), line.elo, step)?;
+            progress.eval(&line);
+            rated.push(line);
+            Ok(())
+        };
+        run_evaluation(&eval_ctx, &mut on_match)?;
+    }
+    if let Some(rating) = rated.last().and_then(|l| l.vs_anchor.clone()) {
+        progress.note(&format!(
+            "eval step {step}: Elo {:+.0} [{:+.0}, {:+.0}] against the anchor {anchor} \
+             (all evaluations so far)",
+            rating.elo, rating.ci95.0, rating.ci95.1
+        ));
+        log(tb, "eval/elo_vs_anchor", rating.elo, step)?;
+        log(tb, "eval/elo_vs_anchor_low", rating.ci95.0, step)?;
+        log(tb, "eval/elo_vs_anchor_high", rating.ci95.1, step)?;
+    }
+    let lines = rated;
     if let Some(tb) = tb.as_mut() {
         tb.flush()?;
     }

@@ -10,7 +10,7 @@ mod tt;
 
 pub use eval::{EvalWeights, SEED, capture_gain, evaluate, evaluate_with};
 pub use player::AlphaBetaPlayer;
-pub use player::search_info;
+pub use player::{iteration_info, search_info};
 pub use score::{
     MATE, PLY_STEP, WIN_THRESHOLD, format_score, is_decisive, plies_to_end, result_score,
     score_to_value, terminal_score,

@@ -1,11 +1,11 @@
 //! The alpha-beta player: a [`Searcher`] behind the [`Player`] trait.
 
-use super::score::{format_score, score_to_value};
+use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{SearchLimits, SearchResult, Searcher};
 use crate::egtb::Tables;
 use crate::game::Game;
 use crate::moves::Move;
-use crate::player::{Choice, Limits, Player, PlayerError};
+use crate::player::{Choice, Limits, Player, PlayerError, Score, SearchInfo};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -68,6 +68,16 @@ impl AlphaBetaPlayer {
     /// Searches `game` with the given limits (those set override the player's own) and
     /// returns the full result.
     pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
+        self.search_reporting(game, limits, &mut |_| {})
+    }
+
+    /// As [`AlphaBetaPlayer::search`], calling `on_iteration` after each completed iteration.
+    pub fn search_reporting(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        on_iteration: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let (depth, millis) = if limits.depth.is_some() || limits.millis.is_some() {
             (limits.depth, limits.millis)
         } else {
@@ -78,7 +88,7 @@ impl AlphaBetaPlayer {
             ^ (game.position().key() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ (game.ply() as u64).rotate_left(32);
         order.shuffle(&mut SmallRng::seed_from_u64(mix));
-        self.searcher.search(
+        self.searcher.search_reporting(
             game,
             SearchLimits {
                 depth,
@@ -86,6 +96,7 @@ impl AlphaBetaPlayer {
                 nodes: None,
             },
             &order,
+            on_iteration,
         )
     }
 }
@@ -106,6 +117,24 @@ pub fn search_info(r: &SearchResult) -> String {
     s
 }
 
+/// A completed iteration as an `info` report: the score in hundredths of a seed, or
+/// `mate ±P` when proven.
+pub fn iteration_info(r: &SearchResult) -> SearchInfo {
+    let score = match plies_to_end(r.score) {
+        Some(p) if r.score > 0 => Score::Mate(p as i32),
+        Some(p) => Score::Mate(-(p as i32)),
+        None => Score::Cp(r.score),
+    };
+    SearchInfo {
+        depth: Some(r.depth),
+        sims: None,
+        score,
+        nodes: r.nodes,
+        millis: r.elapsed.as_millis().try_into().unwrap_or(u64::MAX),
+        pv: r.pv.clone(),
+    }
+}
+
 impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
         let base = match (self.depth, self.millis) {
@@ -121,7 +150,17 @@ impl Player for AlphaBetaPlayer {
     }
 
     fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
-        let r = self.search(game, limits);
+        self.choose_reporting(game, limits, &mut |_| {})
+    }
+
+    /// Reports each completed iteration of the deepening.
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        progress: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<Choice, PlayerError> {
+        let r = self.search_reporting(game, limits, &mut |r| progress(&iteration_info(r)));
         let mv = r.best.ok_or(PlayerError::GameOver)?;
         let choice = Choice {
             mv,

@@ -220,6 +220,18 @@ impl Searcher {
         limits: SearchLimits,
         root_order: &[Move],
     ) -> SearchResult {
+        self.search_reporting(game, limits, root_order, &mut |_| {})
+    }
+
+    /// As [`Searcher::search`], calling `on_iteration` with the result so far after each
+    /// completed iteration of the deepening.
+    pub fn search_reporting(
+        &mut self,
+        game: &Game,
+        limits: SearchLimits,
+        root_order: &[Move],
+        on_iteration: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let started = Instant::now();
         if let Some(result) = game.result() {
             return SearchResult {
@@ -307,6 +319,14 @@ impl Searcher {
             if best_pv.first() != Some(&best) {
                 best_pv = vec![best];
             }
+            on_iteration(&SearchResult {
+                best: Some(best),
+                score: best_score,
+                depth: completed,
+                nodes: self.nodes,
+                pv: best_pv.clone(),
+                elapsed: started.elapsed(),
+            });
             if single_reply_in_time {
                 break;
             }

@@ -21,31 +21,62 @@ use rand::Rng;
 /// Smallest prior turned into a logit, so a zero prior gives a large negative number.
 const MIN_PRIOR: f32 = 1e-12;
 
+/// One phase of sequential halving: from schedule index `start`, the `count` best considered
+/// actions, each with `level` visits at the phase's start, get one visit per pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Phase {
+    start: usize,
+    count: u32,
+    level: u32,
+}
+
 /// The order in which considered root actions are visited: entry `i` is the number of visits
 /// (in this search) the action chosen by simulation `i` must already have. Sequential halving
 /// over `sims` simulations and `m` considered actions; its length is exactly `sims`.
+#[cfg(test)]
 pub(crate) fn schedule(m: u32, sims: u32, out: &mut Vec<u32>) {
     out.clear();
-    let m = m.min(6);
-    let sims = sims as usize;
-    if m <= 1 {
-        out.extend(0..sims as u32);
-        return;
-    }
-    let rounds = (m as f64).log2().ceil().max(1.0) as u32;
-    let mut visits = [0u32; 6];
-    let mut considered = m as usize;
-    while out.len() < sims {
-        let extra = ((sims as u32) / (rounds * considered as u32)).max(1);
-        for _ in 0..extra {
-            out.extend_from_slice(&visits[..considered]);
-            for v in visits.iter_mut().take(considered) {
+    halving(m.min(6), 0, sims as usize, 0, out, &mut Vec::new());
+}
+
+/// Appends sequential halving over `sims` more simulations to `out`: `count` actions at
+/// `level` visits, halved each phase down to 2, each phase a share `1 / ceil(log2 count)` of
+/// `sims`; the first phase has at least `min_passes` passes. Records each phase in `phases`.
+fn halving(
+    count: u32,
+    level: u32,
+    sims: usize,
+    min_passes: u32,
+    out: &mut Vec<u32>,
+    phases: &mut Vec<Phase>,
+) {
+    let end = out.len() + sims;
+    let count = count.clamp(1, 6);
+    let rounds = f64::from(count).log2().ceil().max(1.0) as u32;
+    let mut visits = [level; 6];
+    let mut considered = count;
+    let mut min_passes = min_passes;
+    while out.len() < end {
+        phases.push(Phase {
+            start: out.len(),
+            count: considered,
+            level: visits[0],
+        });
+        let share = u32::try_from(sims).unwrap_or(u32::MAX) / (rounds * considered);
+        let passes = share.max(1).max(min_passes);
+        min_passes = 0;
+        for _ in 0..passes {
+            out.extend_from_slice(&visits[..considered as usize]);
+            for v in visits.iter_mut().take(considered as usize) {
                 *v += 1;
             }
+            if out.len() >= end {
+                break;
+            }
         }
-        considered = (considered / 2).max(2);
+        considered = (considered / 2).max(2).min(considered);
     }
-    out.truncate(sims);
+    out.truncate(end);
 }
 
 /// Mean values of `node`'s children for the side to move at `node`, completed for unvisited
@@ -143,6 +174,8 @@ pub(crate) struct GumbelRoot {
     pub new_visits: [u32; 6],
     /// The sequential-halving schedule for this search's budget.
     schedule: Vec<u32>,
+    /// The phases of `schedule`.
+    phases: Vec<Phase>,
 }
 
 impl GumbelRoot {
@@ -172,7 +205,40 @@ impl GumbelRoot {
         for &i in order.iter().take(m) {
             self.considered[i] = true;
         }
-        schedule(m as u32, sims, &mut self.schedule);
+        self.schedule.clear();
+        self.phases.clear();
+        halving(
+            m as u32,
+            0,
+            sims as usize,
+            0,
+            &mut self.schedule,
+            &mut self.phases,
+        );
+    }
+
+    /// Re-plans the halving for `total` simulations when `started` of them have begun (a timed
+    /// search whose rate estimate changed): the schedule up to `started` stays as it was; the
+    /// phase in progress is kept at least as long as it has gone; the rest is sequential halving
+    /// of what is left.
+    pub fn replan(&mut self, started: u32, total: u32) {
+        let started = started as usize;
+        let total = (total as usize).max(started);
+        let Some(i) = self.phases.iter().rposition(|p| p.start <= started) else {
+            return;
+        };
+        let p = self.phases[i];
+        let begun = (started - p.start).div_ceil(p.count as usize) as u32;
+        self.schedule.truncate(p.start);
+        self.phases.truncate(i);
+        halving(
+            p.count,
+            p.level,
+            total - p.start,
+            begun,
+            &mut self.schedule,
+            &mut self.phases,
+        );
     }
 
     /// The score `g + logits + σ(q̂)` of each root child.
@@ -249,6 +315,43 @@ mod tests {
                 assert_eq!(s.len(), sims as usize, "m={m} sims={sims}");
             }
         }
+    }
+
+    #[test]
+    fn a_replan_keeps_what_was_run_and_halves_the_rest() {
+        let mut root = GumbelRoot::default();
+        let mut before = Vec::new();
+        schedule(4, 40, &mut before);
+        root.schedule.clear();
+        halving(4, 0, 40, 0, &mut root.schedule, &mut root.phases);
+        assert_eq!(root.schedule, before);
+        // The same total changes nothing, at any point.
+        for started in [0, 3, 20, 39, 40] {
+            root.replan(started, 40);
+            assert_eq!(root.schedule, before, "started {started}");
+        }
+        for (started, total) in [(6, 100), (6, 10), (25, 200), (25, 26), (13, 13), (0, 7)] {
+            let mut r = GumbelRoot::default();
+            halving(4, 0, 40, 0, &mut r.schedule, &mut r.phases);
+            r.replan(started, total);
+            assert_eq!(r.schedule.len(), total as usize, "{started} -> {total}");
+            assert_eq!(
+                r.schedule[..started as usize],
+                before[..started as usize],
+                "{started} -> {total}"
+            );
+            // Halving still ends on two actions visited in turn.
+            let tail = &r.schedule[total as usize - 2..];
+            if total >= 20 {
+                assert_eq!(tail[0], tail[1], "{:?}", r.schedule);
+            }
+        }
+        // Grown from the start, the plan is the plain halving of the new total.
+        let mut r = GumbelRoot::default();
+        halving(4, 0, 40, 0, &mut r.schedule, &mut r.phases);
+        r.replan(0, 64);
+        schedule(4, 64, &mut before);
+        assert_eq!(r.schedule, before);
     }
 
     #[test]

@@ -1,23 +1,22 @@
 //! Players built on the searches: plain UCT with rollouts, and MCTS with any evaluator.
 
-use super::config::{ConfigError, MctsConfig, RootAlgorithm};
+use super::config::{ConfigError, MctsConfig};
 use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
 use crate::game::Game;
 use crate::limits::{MAX_MILLIS, MAX_SIMS};
-use crate::player::{Choice, Limits, Player, PlayerError};
+use crate::moves::Move;
+use crate::player::{Choice, Limits, PROGRESS_MILLIS, Player, PlayerError, Score, SearchInfo};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
 
 /// The most simulations of one round of a timed search (the clock is read between rounds).
 const TIMED_CHUNK: u32 = 64;
-/// The simulations of a timed search's first round, which measures the simulation rate.
+/// The simulations of a timed rollout search's first round, which measures the simulation
+/// rate; also the least first plan of a timed network search whose rate is not known yet.
 const TIMED_PROBE: u32 = 8;
-/// A Gumbel root's one sequential halving, sized from the measured rate, is given this share
-/// of the time left, so that a slower second half does not overrun the clock.
-const SIZED_SHARE: f64 = 0.9;
 
 /// A player's own time per move (`ms=` in its spec) and the simulation cap (`sims=` next to
 /// it), used when a move is asked without limits.
@@ -54,15 +53,10 @@ fn budget(own_sims: u32, own_time: OwnTime, limits: Limits) -> Budget {
 /// error of `step`.
 ///
 /// A timed budget (an anytime search) first runs [`TIMED_PROBE`] simulations to measure the
-/// rate. Then either (`sized_once`, for a Gumbel root whose sequential halving needs its budget
-/// in advance) one more call sized from that rate to end at the clock, or rounds of about half
-/// the simulations the time left allows (at most [`TIMED_CHUNK`]), until less than one
-/// simulation's time is left: the search ends within about one simulation of the deadline.
-fn spend<E>(
-    budget: Budget,
-    sized_once: bool,
-    mut step: impl FnMut(u32) -> Result<(), E>,
-) -> Result<u32, E> {
+/// rate, then rounds of about half the simulations the time left allows (at most
+/// [`TIMED_CHUNK`]), until less than one simulation's time is left: the search ends within
+/// about one simulation of the deadline.
+fn spend<E>(budget: Budget, mut step: impl FnMut(u32) -> Result<(), E>) -> Result<u32, E> {
     let (millis, cap) = match budget {
         Budget::Sims(n) => {
             step(n)?;
@@ -84,18 +78,69 @@ fn spend<E>(
         }
         let rate = f64::from(total) / now.duration_since(start).as_secs_f64().max(1e-9);
         let affordable = rate * deadline.duration_since(now).as_secs_f64();
-        if sized_once {
-            let n = (affordable * SIZED_SHARE).min(f64::from(cap - total)) as u32;
-            if n >= 1 {
-                step(n)?;
-                total += n;
-            }
-            return Ok(total);
-        }
         if affordable < 1.0 {
             return Ok(total);
         }
         chunk = ((affordable / 2.0) as u32).clamp(1, TIMED_CHUNK);
+    }
+}
+
+/// The longest principal variation an `info` report shows.
+const PV_LEN: usize = 12;
+
+/// Passes at the start of a timed network search after each of which the plan is re-made
+/// from the rate measured so far; later it is re-made every [`REPLANS`]th of the time.
+const EARLY_REPLANS: u32 = 4;
+/// How many times (at most, after the early ones) a timed network search re-plans its budget.
+const REPLANS: u32 = 16;
+
+/// The clock of one timed network search: it sizes the budget from the simulation rate
+/// measured in this search, re-plans it as the rate estimate changes, and ends it at the
+/// deadline.
+#[derive(Debug)]
+struct Clock {
+    start: Instant,
+    deadline: Instant,
+    cap: u32,
+    every: Duration,
+    last: Instant,
+    passes: u32,
+}
+
+impl Clock {
+    fn new(millis: u64, cap: u32) -> Clock {
+        let start = Instant::now();
+        let span = Duration::from_millis(millis);
+        Clock {
+            start,
+            deadline: start + span,
+            cap,
+            every: span / REPLANS,
+            last: start,
+            passes: 0,
+        }
+    }
+
+    /// The new total for the search after a pass (or with the budget `spent`) when
+    /// `started` simulations have begun: `Some(started)` ends it.
+    fn plan(&mut self, started: u32, spent: bool) -> Option<u32> {
+        let now = Instant::now();
+        if now >= self.deadline || started >= self.cap {
+            return Some(started);
+        }
+        self.passes += 1;
+        let due = spent || self.passes <= EARLY_REPLANS || now - self.last >= self.every;
+        if !due || started == 0 {
+            // Nothing measured yet (the pass evaluated a fresh root) or not due.
+            return None;
+        }
+        self.last = now;
+        let rate = f64::from(started) / now.duration_since(self.start).as_secs_f64().max(1e-9);
+        let more = rate * self.deadline.duration_since(now).as_secs_f64();
+        if more < 1.0 {
+            return Some(started);
+        }
+        Some((f64::from(started) + more).min(f64::from(self.cap)) as u32)
     }
 }
 
@@ -145,15 +190,40 @@ impl Player for RolloutMctsPlayer {
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else
     /// for the player's own time if it has one, else the player's own count.
     fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+        self.choose_reporting(game, limits, &mut |_| {})
+    }
+
+    /// Reports after rounds of a timed search about every [`crate::player::PROGRESS_MILLIS`],
+    /// and once at the end.
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        progress: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<Choice, PlayerError> {
+        let start = Instant::now();
         self.search.set_game(game);
         let mut last = None;
+        let mut reported = Duration::ZERO;
+        let mut sims = 0u32;
         let search = &mut self.search;
         let rng = &mut self.rng;
-        let total = spend(budget(self.sims, self.time, limits), false, |n| {
+        let total = spend(budget(self.sims, self.time, limits), |n| {
             last = search.run(n, rng);
+            sims += n;
+            let elapsed = start.elapsed();
+            if elapsed >= reported + Duration::from_millis(PROGRESS_MILLIS) {
+                reported = elapsed;
+                if let (Some(r), Some(pv)) = (&last, search.principal_variation(PV_LEN)) {
+                    progress(&info(sims, r.value, search.tree_size(), elapsed, pv));
+                }
+            }
             Ok::<(), PlayerError>(())
         })?;
         let r = last.ok_or(PlayerError::GameOver)?;
+        let pv = self.search.principal_variation(PV_LEN).unwrap_or_default();
+        let nodes = self.search.tree_size();
+        progress(&info(total, r.value, nodes, start.elapsed(), pv));
         Ok(choice(r.mv, r.value, r.visits, total))
     }
 
@@ -171,6 +241,8 @@ pub struct MctsPlayer<E> {
     evaluator: E,
     search: Search,
     time: OwnTime,
+    /// Simulations per second of the last timed search, for the next one's first plan.
+    rate: Option<f64>,
     rng: SmallRng,
     name: String,
 }
@@ -183,6 +255,7 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
             evaluator,
             search: Search::new(config)?,
             time: None,
+            rate: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
         })
@@ -218,25 +291,75 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
     }
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else for
-    /// the player's own time if it has one, else the configured `sims`. A Gumbel root sizes its
-    /// one sequential halving from the simulation rate measured in the first few milliseconds.
-    /// `Choice::value` is the root value for the side to move.
-    /// A failing evaluator is an error ([`PlayerError::Evaluator`]), never a made-up move.
+    /// the player's own time if it has one, else the configured `sims`. A timed search sizes
+    /// its budget (a Gumbel root: its sequential halving) from the simulation rate it measures,
+    /// re-plans as the estimate changes and ends at the clock. `Choice::value` is the root
+    /// value for the side to move. A failing evaluator is an error
+    /// ([`PlayerError::Evaluator`]), never a made-up move.
     fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+        self.choose_reporting(game, limits, &mut |_| {})
+    }
+
+    /// Reports about every [`crate::player::PROGRESS_MILLIS`] while searching and once at the
+    /// end.
+    fn choose_reporting(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        progress: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<Choice, PlayerError> {
+        let start = Instant::now();
         self.search.set_game(game);
-        let config = self.search.config();
-        let budget = budget(config.sims, self.time, limits);
-        let sized_once = config.root == RootAlgorithm::Gumbel;
-        let mut last = None;
-        let search = &mut self.search;
-        let rng = &mut self.rng;
+        let leaves = self.search.config().leaves_per_tree;
+        let (first_plan, mut clock) = match budget(self.search.config().sims, self.time, limits) {
+            Budget::Sims(n) => (n, None),
+            Budget::Timed { millis, cap } => {
+                // The first plan: from the rate of the last timed search, else enough passes
+                // that the first few (after which the plan is re-made) stay in the first
+                // halving phase.
+                let guess = match self.rate {
+                    Some(rate) => rate * millis as f64 / 1000.0,
+                    None => f64::from(TIMED_PROBE.max(4 * leaves)),
+                };
+                let plan = guess.clamp(1.0, f64::from(cap)) as u32;
+                (plan, Some(Clock::new(millis, cap)))
+            }
+        };
+        let mut reported = Duration::ZERO;
+        let every = Duration::from_millis(PROGRESS_MILLIS);
         let evaluator = &self.evaluator;
-        let total = spend(budget, sized_once, |n| {
-            last = search.run(evaluator, n, false, rng)?;
-            Ok::<(), PlayerError>(())
-        })?;
-        let r = last.ok_or(PlayerError::GameOver)?;
-        Ok(choice(r.mv, r.value, r.visits, total))
+        let result = self.search.run_steered(
+            evaluator,
+            first_plan,
+            false,
+            &mut self.rng,
+            &mut |search, spent| {
+                let elapsed = start.elapsed();
+                if !spent && elapsed >= reported + every {
+                    reported = elapsed;
+                    if let Some((value, pv)) = search.progress(PV_LEN) {
+                        let sims = search.sims_started();
+                        progress(&info(sims, value, search.tree_size(), elapsed, pv));
+                    }
+                }
+                clock.as_mut()?.plan(search.sims_started(), spent)
+            },
+        )?;
+        let r = result.ok_or(PlayerError::GameOver)?;
+        let elapsed = start.elapsed();
+        if clock.is_some() && r.sims > 0 {
+            self.rate = Some(f64::from(r.sims) / elapsed.as_secs_f64().max(1e-9));
+        }
+        let mut pv = self
+            .search
+            .progress(PV_LEN)
+            .map(|p| p.1)
+            .unwrap_or_default();
+        if pv.first() != Some(&r.mv) {
+            pv = vec![r.mv];
+        }
+        progress(&info(r.sims, r.value, self.search.tree_size(), elapsed, pv));
+        Ok(choice(r.mv, r.value, r.visits, r.sims))
     }
 
     fn new_game(&mut self) {
@@ -244,8 +367,20 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
     }
 }
 
+/// An MCTS `info` report.
+fn info(sims: u32, value: f32, nodes: usize, elapsed: Duration, pv: Vec<Move>) -> SearchInfo {
+    SearchInfo {
+        depth: None,
+        sims: Some(sims),
+        score: Score::from_value(value),
+        nodes: nodes as u64,
+        millis: elapsed.as_millis().try_into().unwrap_or(u64::MAX),
+        pv,
+    }
+}
+
 /// A player's answer from a search: the move, the root value and a one-line summary.
-fn choice(mv: crate::moves::Move, value: f32, visits: [u32; 6], sims: u32) -> Choice {
+fn choice(mv: Move, value: f32, visits: [u32; 6], sims: u32) -> Choice {
     let v = visits;
     Choice {
         mv,
@@ -269,7 +404,7 @@ mod tests {
             ..Limits::default()
         };
         let mut run = 0u32;
-        let total = spend(budget(100, None, limits), false, |n| {
+        let total = spend(budget(100, None, limits), |n| {
             run += n;
             Ok::<(), ()>(())
         });
@@ -280,15 +415,9 @@ mod tests {
             ..Limits::default()
         };
         let none = |_| Ok::<(), ()>(());
-        assert_eq!(
-            spend(budget(100, None, sims(u32::MAX)), false, none),
-            Ok(MAX_SIMS)
-        );
-        assert_eq!(spend(budget(100, None, sims(0)), false, none), Ok(1));
-        assert_eq!(
-            spend(budget(100, None, Limits::default()), false, none),
-            Ok(100)
-        );
+        assert_eq!(spend(budget(100, None, sims(u32::MAX)), none), Ok(MAX_SIMS));
+        assert_eq!(spend(budget(100, None, sims(0)), none), Ok(1));
+        assert_eq!(spend(budget(100, None, Limits::default()), none), Ok(100));
     }
 
     #[test]
@@ -313,25 +442,34 @@ mod tests {
     }
 
     #[test]
-    fn a_timed_search_stops_at_its_cap_and_a_sized_one_calls_twice() {
+    fn a_timed_search_stops_at_its_cap() {
         // The cap ends a long timed search.
         let mut calls = Vec::new();
-        let total = spend(timed(60_000, 20), false, |n| {
+        let total = spend(timed(60_000, 20), |n| {
             calls.push(n);
             Ok::<(), ()>(())
         });
         assert_eq!(total, Ok(20));
         assert_eq!(calls.iter().sum::<u32>(), 20);
-        // A sized search: the probe, then one call for (most of) the rest of the time.
-        let mut calls = Vec::new();
-        let total = spend(timed(200, MAX_SIMS), true, |n| {
-            calls.push(n);
-            std::thread::sleep(Duration::from_micros(200 * u64::from(n)));
-            Ok::<(), ()>(())
-        });
-        assert_eq!(calls.len(), 2, "{calls:?}");
-        assert_eq!(calls[0], TIMED_PROBE);
-        assert_eq!(total, Ok(calls[0] + calls[1]));
+    }
+
+    #[test]
+    fn a_clock_grows_the_plan_by_the_rate_and_ends_it_at_the_deadline() {
+        let mut clock = Clock::new(200, MAX_SIMS);
+        // A fresh root's pass measures nothing.
+        assert_eq!(clock.plan(0, false), None);
+        std::thread::sleep(Duration::from_millis(20));
+        // 100 simulations in about 20 ms: about 900 more fit in the 180 ms left.
+        let plan = clock.plan(100, false).expect("an early pass re-plans");
+        assert!((101..=1100).contains(&plan), "plan {plan}");
+        // The cap bounds the plan; reaching it ends the search.
+        let mut capped = Clock::new(200, 150);
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(capped.plan(100, false), Some(150));
+        assert_eq!(capped.plan(150, false), Some(150));
+        // Past the deadline the search ends where it is.
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(clock.plan(700, true), Some(700));
     }
 
     fn timed(millis: u64, cap: u32) -> Budget {

@@ -98,6 +98,18 @@ impl RolloutSearch {
         self.tree.root_visits()
     }
 
+    /// The most visited line from the root, at most `max_len` moves; `None` when the game at
+    /// the root is over.
+    pub fn principal_variation(&self, max_len: usize) -> Option<Vec<Move>> {
+        (self.tree.root().state != NodeState::Terminal)
+            .then(|| self.tree.principal_variation(None, max_len))
+    }
+
+    /// Nodes in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
     /// One simulation: descend by UCB1, expand a node on its second visit, value the new leaf by
     /// a random playout (or exactly when the game is over there), back up.
     fn simulate<R: Rng + ?Sized>(&mut self, rng: &mut R) {

@@ -62,16 +62,44 @@ impl Search {
         explore: bool,
         rng: &mut R,
     ) -> Result<Option<SearchResult>, EvalError> {
+        self.run_steered(evaluator, sims, explore, rng, &mut |_, _| None)
+    }
+
+    /// As [`Search::run`], asking `steer` after each pass of the search (`spent`: false) and
+    /// when the budget is spent (`spent`: true) for a new budget: `Some(total)` makes the
+    /// search `total` simulations in all (at least those started; a Gumbel root re-plans its
+    /// halving), `None` keeps it. Without new budgets the search runs exactly as
+    /// [`Search::run`]; a timed search grows and ends its budget by the clock this way.
+    ///
+    /// # Errors
+    /// As [`Search::run`].
+    pub fn run_steered<E: Evaluator + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        sims: u32,
+        explore: bool,
+        rng: &mut R,
+        steer: &mut dyn FnMut(&Search, bool) -> Option<u32>,
+    ) -> Result<Option<SearchResult>, EvalError> {
         if self.slot.root_finished() {
             return Ok(None);
         }
-        let cfg = &self.config;
-        self.slot.begin(sims, explore, explore, cfg, rng);
+        self.slot.begin(sims, explore, explore, &self.config, rng);
         let empty = Evaluation {
             policy: [0.0; 6],
             value: 0.0,
         };
-        while !self.slot.is_done() {
+        loop {
+            if self.slot.is_done() {
+                match steer(self, true) {
+                    Some(total) if total > self.slot.started() && !self.slot.root_finished() => {
+                        self.slot.resize(total, &self.config);
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            let cfg = &self.config;
             self.positions.clear();
             let (n, progress) = self
                 .slot
@@ -88,8 +116,22 @@ impl Search {
             if !progress {
                 break;
             }
+            if let Some(total) = steer(self, false) {
+                self.slot.resize(total, &self.config);
+            }
         }
-        Ok(self.slot.result(cfg, rng))
+        Ok(self.slot.result(&self.config, rng))
+    }
+
+    /// Simulations started in the current (or last) search.
+    pub fn sims_started(&self) -> u32 {
+        self.slot.started()
+    }
+
+    /// The search so far: the root value for the side to move and the principal variation, at
+    /// most `max_len` moves; `None` before the root is evaluated or when the game is over.
+    pub fn progress(&self, max_len: usize) -> Option<(f32, Vec<crate::moves::Move>)> {
+        self.slot.progress(&self.config, max_len)
     }
 
     /// Visits of the root's children by policy index.

@@ -259,6 +259,55 @@ impl SlotSearch {
         (pushed, progress)
     }
 
+    /// Simulations started (and not abandoned) in this search.
+    pub fn started(&self) -> u32 {
+        self.started
+    }
+
+    /// Changes this search's budget to `total` simulations (at least those already started):
+    /// a timed search that grows or ends its plan. A Gumbel root re-plans its halving.
+    pub fn resize(&mut self, total: u32, cfg: &MctsConfig) {
+        let total = total.max(self.started);
+        if total == self.sims {
+            return;
+        }
+        self.sims = total;
+        self.budget = total - self.started;
+        if self.root_ready && cfg.root == RootAlgorithm::Gumbel {
+            self.gumbel.replan(self.started, total);
+        }
+    }
+
+    /// The search so far: the root value for the side to move (as [`SlotSearch::result`]
+    /// reports it) and the principal variation (the move the search would play first), at
+    /// most `max_len` moves. `None` before the root is evaluated or when the game is over.
+    pub fn progress(&self, cfg: &MctsConfig, max_len: usize) -> Option<(f32, Vec<Move>)> {
+        if self.root_finished() || self.tree.root().state != NodeState::Expanded {
+            return None;
+        }
+        let tree = &self.tree;
+        let (value, first) = match cfg.root {
+            RootAlgorithm::Puct => {
+                let root = tree.root();
+                let v = if root.visits > 0 {
+                    -root.q()
+                } else {
+                    root.raw_value
+                };
+                (v, Some(puct::most_visited(tree)))
+            }
+            RootAlgorithm::Gumbel => {
+                let pi = gumbel::improved_policy(tree, 0, cfg);
+                let mut q = [0.0f32; 6];
+                gumbel::completed_q(tree, 0, &mut q);
+                let v = pi.iter().zip(&q).take(tree.children(0).len());
+                let first = self.root_ready.then(|| self.gumbel.final_action(tree, cfg));
+                (v.map(|(p, q)| p * q).sum(), first)
+            }
+        };
+        Some((value, tree.principal_variation(first, max_len)))
+    }
+
     fn count_sim(&mut self, first: u32) {
         self.budget -= 1;
         self.started += 1;

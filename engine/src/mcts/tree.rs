@@ -195,6 +195,30 @@ impl Tree {
             .map(|c| c as u32)
     }
 
+    /// The principal variation: the root child `first` (a policy index) or else the most
+    /// visited one, then at each node its most visited child, while that child has visits;
+    /// at most `max_len` moves.
+    pub fn principal_variation(&self, first: Option<usize>, max_len: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut node = 0u32;
+        while pv.len() < max_len {
+            let here = &self.nodes[node as usize];
+            let chosen = match (pv.is_empty(), first) {
+                (true, Some(rel)) => self.root_child(rel),
+                _ => self
+                    .children(node)
+                    .filter(|&c| self.nodes[c].visits > 0)
+                    .max_by_key(|&c| self.nodes[c].visits)
+                    .map(|c| c as u32),
+            };
+            let Some(child) = chosen else { break };
+            let mv = self.nodes[child as usize].mv as usize;
+            pv.push(Move::from_relative(here.pos.to_move(), mv));
+            node = child;
+        }
+        pv
+    }
+
     /// Visits of the root's children by policy index.
     pub fn root_visits(&self) -> [u32; 6] {
         let mut v = [0; 6];

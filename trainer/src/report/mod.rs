@@ -58,6 +58,22 @@ pub fn read_eval_log(path: &Path) -> anyhow::Result<Vec<EvalLine>> {
     Ok(lines)
 }
 
+/// Every evaluation of an `eval.jsonl` file, as [`read_eval_log`] reads it, but a missing or
+/// empty file is no evaluation yet rather than an error.
+pub fn read_eval_lines(path: &Path) -> anyhow::Result<Vec<EvalLine>> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Ok(m) if m.len() == 0 => return Ok(Vec::new()),
+        _ => {}
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the evaluation log {}", path.display()))?;
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    read_eval_log(path)
+}
+
 /// Parses one line of `eval.jsonl`; the error says what is wrong with it.
 pub fn parse_eval_line(line: &str) -> anyhow::Result<EvalLine> {
     let value: serde_json::Value = serde_json::from_str(line).context("not valid JSON")?;
@@ -222,6 +238,9 @@ pub struct Report {
     pub eval_log: PathBuf,
     /// The PNG written.
     pub png: PathBuf,
+    /// The Elo chart written (`eval-elo.png` beside `png`), when the log has Elo against an
+    /// anchor.
+    pub elo_png: Option<PathBuf>,
     /// The evaluations read, in file order.
     pub lines: Vec<EvalLine>,
 }
@@ -254,11 +273,74 @@ pub fn report(run: &Path, out: Option<&Path>) -> anyhow::Result<Report> {
     let png = plot::draw(&name, &subtitle, &curves)?.encode_png()?;
     let out = out.map_or_else(|| dir.join("eval.png"), Path::to_path_buf);
     write_atomic(&out, &png)?;
+    let curves = elo_series(&lines);
+    let elo_png = if curves.is_empty() {
+        None
+    } else {
+        let subtitle = format!(
+            "{}: Elo against the anchor (0), Bradley-Terry fit over all evaluations so far, 95% bands",
+            lines
+                .last()
+                .map(|l| player_without_model(&l.player))
+                .unwrap_or_default()
+        );
+        let axis = plot::elo_axis(&curves);
+        let png = plot::draw_with_axis(&name, &subtitle, &curves, &axis)?
+            .0
+            .encode_png()?;
+        let stem = out
+            .file_stem()
+            .map_or_else(|| "eval".into(), |s| s.to_string_lossy().into_owned());
+        let path = out.with_file_name(format!("{stem}-elo.png"));
+        write_atomic(&path, &png)?;
+        Some(path)
+    };
     Ok(Report {
         eval_log,
         png: out,
+        elo_png,
         lines,
     })
+}
+
+/// The Elo against the anchor over training time: one curve per anchor named in the log, one
+/// point per evaluation (from its last line, whose fit holds all its matches), `score`/`low`/
+/// `high` in Elo.
+pub fn elo_series(lines: &[EvalLine]) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    let mut last: Vec<(String, u64, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(a) = &line.vs_anchor else { continue };
+        match last
+            .iter_mut()
+            .find(|(name, step, _)| *name == a.anchor && *step == line.step)
+        {
+            Some(entry) => entry.2 = i,
+            None => last.push((a.anchor.clone(), line.step, i)),
+        }
+    }
+    for &(_, _, i) in &last {
+        let line = &lines[i];
+        let Some(a) = &line.vs_anchor else { continue };
+        let p = Point {
+            minutes: line.elapsed_secs / 60.0,
+            score: a.elo,
+            low: a.ci95.0.min(a.elo),
+            high: a.ci95.1.max(a.elo),
+        };
+        let name = format!("vs. anchor {}", a.anchor);
+        match out.iter_mut().find(|s| s.opponent == name) {
+            Some(s) => s.points.push(p),
+            None => out.push(Series {
+                opponent: name,
+                points: vec![p],
+            }),
+        }
+    }
+    for s in &mut out {
+        s.points.sort_by(|a, b| a.minutes.total_cmp(&b.minutes));
+    }
+    out
 }
 
 /// The line under the title: the network and where the last evaluation stood.
@@ -292,6 +374,7 @@ mod tests {
             score: score.score(),
             elo: score.elo(),
             elo_ci95: score.elo_ci95(),
+            ..EvalLine::default()
         }
     }
 

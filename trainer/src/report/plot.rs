@@ -27,17 +27,68 @@ const ENTRY_GAP: f64 = 30.0;
 /// The plotting rectangle in image pixels and the data range it shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
-    /// The rectangle: 0 minutes on the left, 0% at the bottom, 100% at the top.
+    /// The rectangle: 0 minutes on the left, the axis' low end at the bottom, its high end at
+    /// the top.
     pub rect: PlotRect,
     /// Minutes at the right edge.
     pub x_max: f64,
+    /// The values at the bottom and the top.
+    pub y_range: (f64, f64),
 }
 
 impl Frame {
-    /// Image coordinates of `minutes` and `percent`.
-    pub fn map(&self, minutes: f64, percent: f64) -> (f64, f64) {
+    /// Image coordinates of `minutes` and `value` (a percentage on the score chart).
+    pub fn map(&self, minutes: f64, value: f64) -> (f64, f64) {
         self.rect
-            .map((minutes, percent), (0.0, self.x_max), (0.0, 100.0))
+            .map((minutes, value), (0.0, self.x_max), self.y_range)
+    }
+}
+
+/// What the vertical axis shows.
+#[derive(Clone, Copy, Debug)]
+pub struct YAxis {
+    /// The values at the bottom and the top.
+    pub range: (f64, f64),
+    /// The axis title.
+    pub desc: &'static str,
+    /// Where the dashed reference line lies.
+    pub reference: f64,
+    /// Labelled ticks.
+    pub labels: usize,
+    /// How a legend entry gives a series' last value: `score` → `(last score 80%)`.
+    pub last: fn(f64) -> String,
+}
+
+/// The score chart's axis: 0 to 100%, a line at 50%.
+pub const SCORE_AXIS: YAxis = YAxis {
+    range: (0.0, 100.0),
+    desc: "score (%)",
+    reference: 50.0,
+    labels: 11,
+    last: |v| format!(" (last score {v:.0}%)"),
+};
+
+/// The axis of an Elo chart showing the values of `series` (bands included), with a line at
+/// 0 (the anchor): a range of nice steps that holds them all and 0.
+pub fn elo_axis(series: &[Series]) -> YAxis {
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for p in series.iter().flat_map(|s| &s.points) {
+        for v in [p.low, p.score, p.high] {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    let step = chart::nice_step(((hi - lo) / 8.0).max(10.0));
+    let lo = (lo / step).floor() * step;
+    let hi = ((hi / step).ceil() * step).max(lo + step);
+    YAxis {
+        range: (lo, hi),
+        desc: "Elo against the anchor",
+        reference: 0.0,
+        labels: ((hi - lo) / step).round() as usize + 1,
+        last: |v| format!(" (last {v:+.0})"),
     }
 }
 
@@ -128,7 +179,7 @@ where
     Ok(())
 }
 
-/// Draws the chart of `series` with `title` and `subtitle`.
+/// Draws the score chart of `series` with `title` and `subtitle`.
 pub fn draw(title: &str, subtitle: &str, series: &[Series]) -> anyhow::Result<Picture> {
     Ok(draw_framed(title, subtitle, series)?.0)
 }
@@ -139,7 +190,20 @@ pub fn draw_framed(
     subtitle: &str,
     series: &[Series],
 ) -> anyhow::Result<(Picture, Frame)> {
-    chart::render(WIDTH, HEIGHT, |root| draw_on(root, title, subtitle, series))
+    draw_with_axis(title, subtitle, series, &SCORE_AXIS)
+}
+
+/// Draws `series` (the points' `score`, `low` and `high` in the axis' unit) on `axis`, and
+/// returns where the data lies in the image.
+pub fn draw_with_axis(
+    title: &str,
+    subtitle: &str,
+    series: &[Series],
+    axis: &YAxis,
+) -> anyhow::Result<(Picture, Frame)> {
+    chart::render(WIDTH, HEIGHT, |root| {
+        draw_on(root, title, subtitle, series, axis)
+    })
 }
 
 fn draw_on<DB: DrawingBackend>(
@@ -147,6 +211,7 @@ fn draw_on<DB: DrawingBackend>(
     title: &str,
     subtitle: &str,
     series: &[Series],
+    axis: &YAxis,
 ) -> anyhow::Result<Frame>
 where
     DB::ErrorType: 'static,
@@ -167,7 +232,7 @@ where
             let last = s
                 .points
                 .last()
-                .map_or(String::new(), |p| format!(" (last score {:.0}%)", p.score));
+                .map_or(String::new(), |p| (axis.last)(p.score));
             let label = fit(
                 root,
                 &format!("{}{last}", s.opponent),
@@ -208,20 +273,20 @@ where
     let mut chart = ChartBuilder::on(&plot_area)
         .x_label_area_size(px(52.0))
         .y_label_area_size(px(62.0))
-        .build_cartesian_2d(0.0..x_max, 0.0..100.0)?;
+        .build_cartesian_2d(0.0..x_max, axis.range.0..axis.range.1)?;
     let x_format = |v: &f64| format!("{v:.x_decimals$}");
     let y_format = |v: &f64| format!("{v:.0}");
     style_mesh(&mut chart.configure_mesh())
         .x_labels(x_ticks.len())
-        .y_labels(11)
+        .y_labels(axis.labels)
         .x_desc("training time (minutes)")
-        .y_desc("score (%)")
+        .y_desc(axis.desc)
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .draw()?;
 
-    reference_line(&mut chart, (0.0, 50.0), (x_max, 50.0))?;
-    close_frame(&mut chart, (0.0, x_max), (0.0, 100.0))?;
+    reference_line(&mut chart, (0.0, axis.reference), (x_max, axis.reference))?;
+    close_frame(&mut chart, (0.0, x_max), axis.range)?;
 
     // Bands first, so every curve lies on top of every band.
     for (i, s) in series.iter().enumerate() {
@@ -249,6 +314,7 @@ where
     let frame = Frame {
         rect: PlotRect::of(chart.plotting_area()),
         x_max,
+        y_range: axis.range,
     };
     let most = series
         .iter()
