@@ -50,11 +50,13 @@
 mod bits;
 mod bounds;
 mod build;
+mod component;
 mod evaluator;
 mod file;
 mod index;
 mod judge;
 mod probe;
+mod scc;
 mod solve;
 mod successors;
 mod table;
