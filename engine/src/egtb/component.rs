@@ -13,7 +13,7 @@
 
 use super::bits::Bits;
 use super::bounds::Bounds;
-use super::index::unrank;
+use super::index::{Boards, unrank};
 use super::successors::{Successor, successors};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -113,7 +113,7 @@ impl Components<'_> {
 
     /// Solves the component `members` (id `id`; `ids` holds every position's component id)
     /// whose children outside it are all solved.
-    pub fn solve(&self, members: &[u32], id: u32, ids: &[u32]) -> ComponentStats {
+    pub fn solve(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
         if let [v] = *members {
             let board = self.board(v);
             let mut succ = [NO_SUCCESSOR; 6];
@@ -139,8 +139,16 @@ impl Components<'_> {
     }
 
     /// Widens every member from the empty interval until a sweep changes nothing.
-    fn sweep_until_stable(&self, members: &[u32], id: u32, ids: &[u32]) -> ComponentStats {
+    fn sweep_until_stable(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
         let n = self.n;
+        // In index order, neighbours in the list are neighbours on the board (one step of the
+        // walk instead of unranking) and in memory.
+        if members.len() >= PARALLEL {
+            members.par_sort_unstable();
+        } else {
+            members.sort_unstable();
+        }
+        let members = &*members;
         let many_above = members.len() as u64 / 8;
         let mut full = true;
         let mut sweeps = 0;
@@ -150,12 +158,13 @@ impl Components<'_> {
             let looked = AtomicU64::new(0);
             let work = |part: &[u32]| {
                 let (mut m, mut l) = (0u64, 0u64);
+                let mut cursor = Cursor::new(n);
                 for &v in part {
                     if !full && !self.dirty.take_bit(v as u64) {
                         continue;
                     }
                     l += 1;
-                    let board = self.board(v);
+                    let board = cursor.seek(v as u64);
                     let (nl, nh) = self.evaluate(v, &board, id, ids);
                     let (ol, oh) = unpack(self.state[v as usize].load(Relaxed));
                     if nl < ol || nh > oh {
@@ -218,5 +227,45 @@ impl Components<'_> {
                 self.dirty.set(p);
             }
         });
+    }
+}
+
+/// The board at an index, found by stepping from the last one when it is a little further on
+/// and by unranking otherwise.
+struct Cursor {
+    n: u8,
+    index: u64,
+    board: Option<[u8; 12]>,
+}
+
+impl Cursor {
+    fn new(n: u8) -> Cursor {
+        Cursor {
+            n,
+            index: 0,
+            board: None,
+        }
+    }
+
+    #[inline]
+    fn seek(&mut self, i: u64) -> [u8; 12] {
+        match &mut self.board {
+            Some(b) if i >= self.index && i - self.index <= 24 => {
+                while self.index < i {
+                    Boards::step(b);
+                    self.index += 1;
+                }
+                *b
+            }
+            _ => {
+                let b = match unrank(i, self.n as usize) {
+                    Some(b) => b,
+                    None => unreachable!("position {i} lies in the table of {} seeds", self.n),
+                };
+                self.board = Some(b);
+                self.index = i;
+                b
+            }
+        }
     }
 }

@@ -36,14 +36,14 @@ fn unframe(f: u32) -> (u32, u32, bool) {
 /// into `out` (returning how many; edges to positions whose id is [`DONE`] are ignored). `ids`
 /// comes in with 0 for positions to search and [`DONE`] for the others, and leaves with every
 /// searched position's component id. `found(members, id, ids)` is called once per component,
-/// sinks first, with its positions (their ids already set to `id`).
+/// sinks first, with its positions (their ids already set to `id`; it may reorder them).
 ///
 /// # Panics
 /// If the graph has [`MAX_NODES`] positions or more.
 pub fn components(
     ids: &mut [u32],
     mut children: impl FnMut(u32, &mut [u32; 6]) -> usize,
-    mut found: impl FnMut(&[u32], u32, &[u32]),
+    mut found: impl FnMut(&mut [u32], u32, &[u32]),
 ) {
     assert!(
         (ids.len() as u64) < MAX_NODES,
@@ -102,7 +102,7 @@ pub fn components(
                 for &m in &open[first..] {
                     ids[m as usize] = next_id;
                 }
-                found(&open[first..], next_id, ids);
+                found(&mut open[first..], next_id, ids);
                 open.truncate(first);
                 next_id -= 1;
             } else {

@@ -106,6 +106,42 @@ fn capture_bounds(seeds: u8, child: Bounds, child_n: u8) -> Bounds {
     }
 }
 
+/// The interval of the position `index` of the solved table of `n` seeds **right after a
+/// capture** (or at the start of a game): its history is empty, so its first move cannot
+/// repeat a position. That is the stored interval (valid for every history) narrowed by one
+/// look at its moves: a capture at the grandchild's stored interval, a quiet move at
+/// `n − value(Q)` with `Q`'s stored interval, never at a repetition.
+pub fn entry_bounds(tables: &[Table], n: u8, index: u64) -> Bounds {
+    let stored = tables[n as usize].at(index);
+    if stored.is_exact() {
+        return stored;
+    }
+    let board = match unrank(index, n as usize) {
+        Some(b) => b,
+        None => unreachable!("position {index} lies in the table of {n} seeds"),
+    };
+    let mut succ = [NO_SUCCESSOR; 6];
+    let k = successors(&board, n, &mut succ);
+    let (mut lo, mut hi) = (0u8, 0u8);
+    for s in &succ[..k] {
+        let b = match *s {
+            Successor::Capture { seeds, index, .. } => {
+                let child_n = n - seeds;
+                capture_bounds(seeds, tables[child_n as usize].at(index), child_n)
+            }
+            Successor::Quiet { index, .. } => tables[n as usize].at(index).flip(n),
+        };
+        lo = lo.max(b.lo);
+        hi = hi.max(b.hi);
+    }
+    // Both intervals hold the value after an empty history, so they overlap.
+    debug_assert!(k > 0 && lo.max(stored.lo) <= hi.min(stored.hi));
+    Bounds {
+        lo: lo.max(stored.lo),
+        hi: hi.min(stored.hi),
+    }
+}
+
 /// Solves the table of `n` seeds. `smaller[k]` is the solved table of `k` seeds for every
 /// `k < n`. Runs on the current rayon pool; reports through `report`.
 ///
@@ -158,7 +194,7 @@ pub fn solve_table(
                     match *s {
                         Successor::Capture { seeds, index, .. } => {
                             let child_n = n - seeds;
-                            let child = smaller[child_n as usize].at(index);
+                            let child = entry_bounds(smaller, child_n, index);
                             let b = capture_bounds(seeds, child, child_n);
                             best = Some(match best {
                                 None => b,
