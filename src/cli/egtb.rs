@@ -142,7 +142,7 @@ impl Bars {
                     let label = if pass == 0 {
                         "capture pass".to_string()
                     } else {
-                        format!("sweep {pass} ({positions} to look at)")
+                        format!("components ({positions} live positions)")
                     };
                     bar.set_message(label);
                 }
@@ -165,7 +165,8 @@ impl Bars {
                 if let Some(bar) = lock(&self.bar) {
                     bar.set_length(bar.position());
                     bar.finish_with_message(format!(
-                        "{n} seeds: {} sweeps, {:.1} s, {}",
+                        "{n} seeds: largest component {}, {} sweeps, {:.1} s, {}",
+                        stats.largest,
                         stats.sweeps,
                         stats.elapsed.as_secs_f64(),
                         path.display()
@@ -190,6 +191,9 @@ fn table_json(r: &TableReport) -> Value {
     if let Some(s) = &r.stats {
         v["seconds"] = json!(s.elapsed.as_secs_f64());
         v["sweeps"] = json!(s.sweeps);
+        v["cyclic_components"] = json!(s.components);
+        v["cyclic_positions"] = json!(s.cyclic);
+        v["largest_component"] = json!(s.largest);
         v["expanded"] = json!(s.expanded);
         v["threads"] = json!(s.threads);
         v["positions_per_second_per_thread"] = json!(s.positions_per_second_per_thread());

@@ -16,7 +16,7 @@ impl Bits {
         }
     }
 
-    /// Sets bit `i`. `Release`: whoever takes the word with [`Bits::take`] and sees the bit
+    /// Sets bit `i`. `Release`: whoever takes the bit with [`Bits::take_bit`] and sees it
     /// also sees what this thread wrote before setting it.
     #[inline]
     pub fn set(&self, i: u64) {
@@ -26,45 +26,11 @@ impl Bits {
         }
     }
 
-    /// Whether bit `i` is set.
+    /// Clears bit `i` and returns whether it was set.
     #[inline]
-    pub fn get(&self, i: u64) -> bool {
-        self.words[(i / 64) as usize].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
-    }
-
-    /// Clears word `w` (bits `64w..64w + 64`) and returns what it held.
-    #[inline]
-    pub fn take(&self, w: usize) -> u64 {
-        if self.words[w].load(Ordering::Relaxed) == 0 {
-            0
-        } else {
-            self.words[w].swap(0, Ordering::Acquire)
-        }
-    }
-
-    /// Word `w` (bits `64w..64w + 64`).
-    #[inline]
-    pub fn word(&self, w: usize) -> u64 {
-        self.words[w].load(Ordering::Relaxed)
-    }
-
-    /// Sets word `w` to `bits`.
-    #[inline]
-    pub fn store(&self, w: usize, bits: u64) {
-        self.words[w].store(bits, Ordering::Relaxed);
-    }
-
-    /// The number of words.
-    #[inline]
-    pub fn words(&self) -> usize {
-        self.words.len()
-    }
-
-    /// The number of set bits.
-    pub fn count(&self) -> u64 {
-        self.words
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
-            .sum()
+    pub fn take_bit(&self, i: u64) -> bool {
+        let (w, b) = ((i / 64) as usize, 1u64 << (i % 64));
+        self.words[w].load(Ordering::Relaxed) & b != 0
+            && self.words[w].fetch_and(!b, Ordering::Acquire) & b != 0
     }
 }

@@ -28,21 +28,38 @@
 //!
 //! # How it is computed
 //! Let `r(X)` be the seeds on the row of the side to move in `X`. A move that captures leads
-//! to a smaller table, solved first; a position without a legal move is worth `r(X)`. A quiet
-//! move from `P` to `Q` (a cancelled grand slam included) either ends the game, if `Q` was
-//! seen since the last capture, giving the mover `n − r(Q)`, or continues with the mover
-//! getting `n − value(Q)`. So with all moves' intervals `[l_m, h_m]`,
+//! to a smaller table, solved first, and to a position **with an empty history**: its first
+//! move cannot repeat, so its interval is the stored one narrowed by one look at its moves
+//! ([`entry_bounds`]). A position without a legal move is worth `r(X)`. A quiet move from `P`
+//! to `Q` (a cancelled grand slam included) either ends the game, if `Q` was seen since the
+//! last capture, giving the mover `n − r(Q)`, or continues with the mover getting
+//! `n − value(Q)`.
+//!
+//! `Q` can have been seen only if the game went from `Q` to `P` by quiet moves. In the table's
+//! quiet-move graph (boards from the mover's side, so a position and its rotation with the
+//! other side to move are one node) every quiet move of the game is an edge, so `Q` then
+//! reaches `P` there and `P → Q` closes a cycle: `P` and `Q` lie in the same strongly
+//! connected component. (The graph only over-approximates the game's: it may join positions
+//! the game keeps apart, which only makes more moves "may repeat", never fewer. A move to the
+//! rotation of `P` itself is a real cycle: the same house played back restores `P`.) So with
+//! all moves' intervals `[l_m, h_m]`,
 //!
 //! ```text
-//! lo(P) = max_m l_m,  l_m = n − max(r(Q), hi(Q))     (the worse of both cases)
-//! hi(P) = max_m h_m,  h_m = n − min(r(Q), lo(Q))     (the better of both cases)
+//! lo(P) = max_m l_m,  l_m = n − max(r(Q), hi(Q))  if Q is in P's component (either case),
+//! hi(P) = max_m h_m,  h_m = n − min(r(Q), lo(Q))
+//!                     l_m = n − hi(Q), h_m = n − lo(Q)  otherwise (no repetition).
 //! ```
 //!
 //! Any `lo`, `hi` with `lo ≤` the right side of the first line and `hi ≥` that of the second at
 //! every position are sound: by induction on the positions not yet in the history (every game
-//! ends), the value after any history lies between them. The solver computes the tightest
-//! such pair, the greatest fixed point, by starting every live position at `lo = n`, `hi = 0`
-//! and lowering (raising) in place until nothing changes ([`solve_table`]).
+//! ends), the value after any history lies between them. The solver computes the tightest such
+//! pair: it finds the components by one depth-first search and solves each the moment it is
+//! complete, after every component it reaches; a position alone in its component without a
+//! move to itself is solved in one look (exactly, when its children are), and the positions of
+//! a cycle start at the empty interval (`lo = n`, `hi = 0`) and are widened in place until
+//! nothing changes ([`solve_table`]). From 2 seeds on most positions lie in one large
+//! component, where the interval of most positions is wide because their value really does
+//! depend on the history (tests reach both ends with sampled histories).
 //!
 //! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
 //! move back to a position seen since the last capture is exact.
@@ -50,11 +67,13 @@
 mod bits;
 mod bounds;
 mod build;
+mod component;
 mod evaluator;
 mod file;
 mod index;
 mod judge;
 mod probe;
+mod scc;
 mod solve;
 mod successors;
 mod table;
@@ -69,7 +88,7 @@ pub use file::{
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{Verdict, judge};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
-pub use solve::{SolveEvent, SolveStats, solve_table};
+pub use solve::{SolveEvent, SolveStats, entry_bounds, solve_table};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};
 

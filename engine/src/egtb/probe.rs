@@ -4,6 +4,7 @@
 use super::bounds::Bounds;
 use super::file::{FileError, read_table, table_path};
 use super::index::{MAX_TABLE_SEEDS, rank_from};
+use super::solve::entry_bounds;
 use super::table::Table;
 use crate::game::Game;
 use crate::moves::Move;
@@ -218,7 +219,9 @@ impl Tables {
 
     /// Every legal move of the game's position with its interval, using the game's history:
     /// a quiet move back to a position seen since the last capture ends the game (each side
-    /// its row) and is exact. `None` when the game is over or the board is not covered.
+    /// its row) and is exact, and a capture leads to a position with an empty history, whose
+    /// first move cannot repeat. The position's interval is the best of its moves', narrowed
+    /// by the stored one. `None` when the game is over or the board is not covered.
     pub fn analyse(&self, game: &Game) -> Option<Analysis> {
         if game.is_over() {
             return None;
@@ -236,7 +239,16 @@ impl Tables {
                 // The mover's row after the move is what it keeps.
                 (Bounds::exact(child.row_seeds(pos.to_move())), true)
             } else {
-                let b = self.bounds(&child)?.flip(child_n);
+                let stored = if effect.captured > 0 {
+                    // Right after a capture the history is empty: the child's first move
+                    // cannot repeat.
+                    let index = rank_from(child.board(), child.to_move().row_start());
+                    self.tables.get(child_n as usize)?;
+                    entry_bounds(&self.tables, child_n, index)
+                } else {
+                    self.bounds(&child)?
+                };
+                let b = stored.flip(child_n);
                 (
                     Bounds {
                         lo: b.lo + effect.captured,
@@ -251,9 +263,21 @@ impl Tables {
                 repeats,
             });
         }
+        // The moves' best and the stored interval both hold after this history.
+        let stored = probe.bounds;
         probe.bounds = Bounds {
-            lo: moves.iter().map(|m| m.bounds.lo).max().unwrap_or(0),
-            hi: moves.iter().map(|m| m.bounds.hi).max().unwrap_or(0),
+            lo: moves
+                .iter()
+                .map(|m| m.bounds.lo)
+                .max()
+                .unwrap_or(0)
+                .max(stored.lo),
+            hi: moves
+                .iter()
+                .map(|m| m.bounds.hi)
+                .max()
+                .unwrap_or(0)
+                .min(stored.hi),
         };
         Some(Analysis { probe, moves })
     }

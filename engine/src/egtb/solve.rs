@@ -1,38 +1,38 @@
 //! Retrograde analysis of one table, given the solved smaller ones.
 //!
 //! 1. **Capture pass.** Every position is expanded once: a position without a legal move is
-//!    final (its value is its mover's row); the best interval over its capturing moves is
-//!    looked up in the smaller tables and kept (one byte).
-//! 2. **Sweeps.** Every live position starts at the optimistic top, `lo = n`, `hi = 0`, and is
-//!    lowered in place, sweep after sweep, to the value its quiet moves allow given its
-//!    children's current intervals — never raised. When a sweep changes nothing the intervals
-//!    are the greatest fixed point, which the module docs show to be sound. A position is
-//!    looked at again only when one of its children changed in the sweep before or earlier in
-//!    this one (a bit per position), so late sweeps touch few positions.
+//!    final (its value is its mover's row), so is one with capturing moves only (the best of
+//!    them, looked up in the smaller tables); for the others the best interval over their
+//!    capturing moves is kept (one byte).
+//! 2. **Components.** The quiet moves between the remaining positions form a graph; its
+//!    strongly connected components are found by one depth-first search ([`super::scc`]) and
+//!    each is solved the moment it is complete, when every component it reaches already is
+//!    ([`super::component`]): a position alone in its component, without a move to itself,
+//!    in one look and exactly when its children are; a cycle by sweeps over its positions.
 //!
-//! Threads share the intervals as relaxed atomics: a stale read only delays a change, and each
-//! position is written by the one thread that owns its chunk.
+//! The search runs on one thread; a large component's sweeps share the intervals among the
+//! threads as relaxed atomics: a stale read only delays a change, and each position is
+//! written by the one thread that owns its chunk.
 
 use super::bits::Bits;
 use super::bounds::Bounds;
+use super::component::{Components, FINAL, NO_CAPTURE, NO_SUCCESSOR, pack, unpack};
 use super::index::{Boards, table_len, unrank};
+use super::scc;
 use super::successors::{Successor, own_row, successors};
 use super::table::Table;
 use rayon::prelude::*;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// Positions per unit of parallel work.
 const CHUNK: u64 = 1 << 14;
-/// The capture pass's marker of a position without a legal move.
-const FINAL: u8 = 255;
-/// The capture pass's marker of a live position without a capturing move.
-const NO_CAPTURE: u8 = 254;
 
 /// What the solver reports while it works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SolveEvent {
-    /// A pass over the table begins: 0 is the capture pass, then sweeps 1, 2, ….
+    /// A pass over the table begins: 0 is the capture pass, 1 the components.
     PassStarted {
         /// Seeds of the table.
         n: u8,
@@ -66,8 +66,15 @@ pub enum SolveEvent {
 pub struct SolveStats {
     /// Positions in the table.
     pub positions: u64,
-    /// Sweeps after the capture pass, the last one changing nothing.
+    /// The most sweeps one component needed, the last one changing nothing (0 when no
+    /// position lies on a cycle).
     pub sweeps: u32,
+    /// Components with a cycle (more than one position, or a move to itself).
+    pub components: u64,
+    /// Positions on a cycle: in those components.
+    pub cyclic: u64,
+    /// Positions in the largest component.
+    pub largest: u64,
     /// Positions expanded over all passes (the unit of work).
     pub expanded: u64,
     /// Wall time.
@@ -99,22 +106,40 @@ fn capture_bounds(seeds: u8, child: Bounds, child_n: u8) -> Bounds {
     }
 }
 
-/// Chunks of `0..len` as index ranges.
-fn chunks(len: u64) -> Vec<(u64, u64)> {
-    (0..len.div_ceil(CHUNK))
-        .map(|c| (c * CHUNK, ((c + 1) * CHUNK).min(len)))
-        .collect()
-}
-
-/// `lo` and `hi` of a position packed in one word, so a child costs one memory access.
-#[inline]
-fn pack(lo: u8, hi: u8) -> u16 {
-    lo as u16 | (hi as u16) << 8
-}
-
-#[inline]
-fn unpack(w: u16) -> (u8, u8) {
-    (w as u8, (w >> 8) as u8)
+/// The interval of the position `index` of the solved table of `n` seeds **right after a
+/// capture** (or at the start of a game): its history is empty, so its first move cannot
+/// repeat a position. That is the stored interval (valid for every history) narrowed by one
+/// look at its moves: a capture at the grandchild's stored interval, a quiet move at
+/// `n − value(Q)` with `Q`'s stored interval, never at a repetition.
+pub fn entry_bounds(tables: &[Table], n: u8, index: u64) -> Bounds {
+    let stored = tables[n as usize].at(index);
+    if stored.is_exact() {
+        return stored;
+    }
+    let board = match unrank(index, n as usize) {
+        Some(b) => b,
+        None => unreachable!("position {index} lies in the table of {n} seeds"),
+    };
+    let mut succ = [NO_SUCCESSOR; 6];
+    let k = successors(&board, n, &mut succ);
+    let (mut lo, mut hi) = (0u8, 0u8);
+    for s in &succ[..k] {
+        let b = match *s {
+            Successor::Capture { seeds, index, .. } => {
+                let child_n = n - seeds;
+                capture_bounds(seeds, tables[child_n as usize].at(index), child_n)
+            }
+            Successor::Quiet { index, .. } => tables[n as usize].at(index).flip(n),
+        };
+        lo = lo.max(b.lo);
+        hi = hi.max(b.hi);
+    }
+    // Both intervals hold the value after an empty history, so they overlap.
+    debug_assert!(k > 0 && lo.max(stored.lo) <= hi.min(stored.hi));
+    Bounds {
+        lo: lo.max(stored.lo),
+        hi: hi.min(stored.hi),
+    }
 }
 
 /// Solves the table of `n` seeds. `smaller[k]` is the solved table of `k` seeds for every
@@ -139,17 +164,12 @@ pub fn solve_table(
         "the tables below {n} seeds must be given in order"
     );
     let len = table_len(n as usize);
-    let work = chunks(len);
     let done = AtomicU64::new(0);
     let tick = |pass: u32, count: u64| {
         let d = done.fetch_add(count, Relaxed) + count;
         report(SolveEvent::Progress { n, pass, done: d });
     };
-    let empty = Successor::Quiet {
-        house: 0,
-        index: 0,
-        row: 0,
-    };
+    let empty = NO_SUCCESSOR;
 
     // Pass 0: finals, captures, and the optimistic start of everything else.
     report(SolveEvent::PassStarted {
@@ -174,7 +194,7 @@ pub fn solve_table(
                     match *s {
                         Successor::Capture { seeds, index, .. } => {
                             let child_n = n - seeds;
-                            let child = smaller[child_n as usize].at(index);
+                            let child = entry_bounds(smaller, child_n, index);
                             let b = capture_bounds(seeds, child, child_n);
                             best = Some(match best {
                                 None => b,
@@ -215,110 +235,72 @@ pub fn solve_table(
         ..SolveStats::default()
     };
 
-    // Sweeps. `dirty`: positions to look at in the coming sweep. In a full sweep every live
-    // position is looked at and `changed` records which moved; its parents are found after the
-    // sweep, unless so many moved that the next sweep is full again. In a targeted sweep a
-    // position that moves marks its parents at once, so those later in the same sweep see it.
-    let live = Bits::new(len);
-    let words_per_chunk = (CHUNK / 64) as usize;
-    live_words(&fixed, &live);
-    let dirty = Bits::new(len);
-    let changed = Bits::new(len);
-    let mut todo = fill(&dirty, &live);
-    let mut full = true;
-    let mut pass = 0;
-    while todo > 0 {
-        pass += 1;
-        report(SolveEvent::PassStarted {
-            n,
-            pass,
-            positions: todo,
-        });
-        done.store(0, Relaxed);
-        let count_changed = AtomicU64::new(0);
-        work.par_iter().enumerate().for_each(|(c, &(start, end))| {
-            let mut succ = [empty; 6];
-            let mut cursor = Cursor::new(n, start);
-            let (mut looked, mut moved) = (0u64, 0u64);
-            let first = c * words_per_chunk;
-            let last = (end.div_ceil(64) as usize).min(dirty.words());
-            for w in first..last {
-                let mut bits = dirty.take(w);
-                while bits != 0 {
-                    let i = w as u64 * 64 + bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    let iu = i as usize;
-                    looked += 1;
-                    let board = cursor.seek(i);
-                    let k = successors(&board, n, &mut succ);
-                    let f = fixed[iu];
-                    let (mut l, mut h) = match Bounds::from_code(f) {
-                        Some(b) if f != NO_CAPTURE => (b.lo, b.hi),
-                        _ => (0, 0),
-                    };
-                    for s in &succ[..k] {
-                        if let Successor::Quiet { index, row, .. } = *s {
-                            let (cl, ch) = unpack(state[index as usize].load(Relaxed));
-                            // The game may end at the child by repetition (each side takes its
-                            // row) or go on with the child's value: the mover is sure only of
-                            // the worse of the two, and may hope for the better.
-                            l = l.max(n - row.max(ch));
-                            h = h.max(n - row.min(cl));
-                        }
-                    }
-                    let (ol, oh) = unpack(state[iu].load(Relaxed));
-                    if l < ol || h > oh {
-                        state[iu].store(pack(l.min(ol), h.max(oh)), Relaxed);
-                        moved += 1;
-                        if full {
-                            changed.set(i);
-                        } else {
-                            mark_parents(&board, n, &live, &dirty);
-                        }
-                    }
+    // Pass 1: the components of the quiet-move graph over the live positions, each solved as
+    // soon as every component it reaches is.
+    let live = fixed.iter().filter(|&&f| f != FINAL).count() as u64;
+    report(SolveEvent::PassStarted {
+        n,
+        pass: 1,
+        positions: live,
+    });
+    done.store(0, Relaxed);
+    let mut ids: Vec<u32> = fixed
+        .par_iter()
+        .map(|&f| if f == FINAL { scc::DONE } else { 0 })
+        .collect();
+    let comps = Components {
+        n,
+        fixed: &fixed,
+        state: &state,
+        dirty: Bits::new(len),
+        changed: Bits::new(len),
+        expanded: AtomicU64::new(0),
+    };
+    let mut succ = [empty; 6];
+    let searched = Cell::new(0u64);
+    let mut reported = 0u64;
+    scc::components(
+        &mut ids,
+        |v, out| {
+            searched.set(searched.get() + 1);
+            let board = match unrank(v as u64, n as usize) {
+                Some(b) => b,
+                None => unreachable!("position {v} lies in the table of {n} seeds"),
+            };
+            let k = successors(&board, n, &mut succ);
+            let mut m = 0;
+            for s in &succ[..k] {
+                if let Successor::Quiet { index, .. } = *s {
+                    out[m] = index as u32;
+                    m += 1;
                 }
             }
-            if moved > 0 {
-                count_changed.fetch_add(moved, Relaxed);
+            m
+        },
+        |members, id, ids| {
+            let c = comps.solve(members, id, ids);
+            if c.cyclic {
+                stats.components += 1;
+                stats.cyclic += members.len() as u64;
+                stats.largest = stats.largest.max(members.len() as u64);
+                stats.sweeps = stats.sweeps.max(c.sweeps);
             }
-            tick(pass, looked);
-        });
-        stats.expanded += todo;
-        let moved = count_changed.into_inner();
-        report(SolveEvent::PassFinished {
-            n,
-            pass,
-            changed: moved,
-        });
-        if full {
-            if moved > len / 8 {
-                // Most positions moved: look at every live one again rather than find parents.
-                for w in 0..changed.words() {
-                    changed.store(w, 0);
-                }
-                todo = fill(&dirty, &live);
-            } else {
-                work.par_iter().enumerate().for_each(|(c, &(start, end))| {
-                    let mut cursor = Cursor::new(n, start);
-                    let first = c * words_per_chunk;
-                    let last = (end.div_ceil(64) as usize).min(changed.words());
-                    for w in first..last {
-                        let mut bits = changed.take(w);
-                        while bits != 0 {
-                            let i = w as u64 * 64 + bits.trailing_zeros() as u64;
-                            bits &= bits - 1;
-                            mark_parents(&cursor.seek(i), n, &live, &dirty);
-                        }
-                    }
-                });
-                full = false;
-                todo = dirty.count();
+            let at = searched.get() + comps.expanded.load(Relaxed);
+            if at - reported >= CHUNK {
+                tick(1, at - reported);
+                reported = at;
             }
-        } else {
-            todo = dirty.count();
-        }
-    }
-    stats.sweeps = pass;
+        },
+    );
+    drop(ids);
+    let pass1 = searched.get() + comps.expanded.into_inner();
+    drop(fixed);
+    stats.expanded += pass1;
+    report(SolveEvent::PassFinished {
+        n,
+        pass: 1,
+        changed: live,
+    });
     let codes: Vec<u8> = state
         .par_iter()
         .map(|w| {
@@ -337,67 +319,4 @@ pub fn solve_table(
         Err(e) => unreachable!("a solved table is valid: {e}"),
     };
     (table, stats)
-}
-
-/// Sets the bit of every live position (not settled by the capture pass).
-fn live_words(fixed: &[u8], live: &Bits) {
-    fixed.par_chunks(64).enumerate().for_each(|(w, f)| {
-        let mut bits = 0u64;
-        for (b, &x) in f.iter().enumerate() {
-            bits |= ((x != FINAL) as u64) << b;
-        }
-        live.store(w, bits);
-    });
-}
-
-/// Makes `dirty` a copy of `live`; returns the number of set bits.
-fn fill(dirty: &Bits, live: &Bits) -> u64 {
-    (0..live.words())
-        .into_par_iter()
-        .for_each(|w| dirty.store(w, live.word(w)));
-    live.count()
-}
-
-/// Marks the live positions that reach `board` by a quiet move.
-#[inline]
-fn mark_parents(board: &[u8; 12], n: u8, live: &Bits, dirty: &Bits) {
-    super::unmove::quiet_parents(board, n, |p| {
-        if live.get(p) {
-            dirty.set(p);
-        }
-    });
-}
-
-/// The board at an index, found by stepping from the last one when it is near and by
-/// unranking when it is not.
-struct Cursor {
-    n: u8,
-    index: u64,
-    board: [u8; 12],
-}
-
-impl Cursor {
-    fn new(n: u8, start: u64) -> Cursor {
-        let board = unrank(start, n as usize).unwrap_or([0; 12]);
-        Cursor {
-            n,
-            index: start,
-            board,
-        }
-    }
-
-    #[inline]
-    fn seek(&mut self, i: u64) -> [u8; 12] {
-        if (i < self.index || i - self.index > 24)
-            && let Some(b) = unrank(i, self.n as usize)
-        {
-            self.board = b;
-            self.index = i;
-        }
-        while self.index < i {
-            Boards::step(&mut self.board);
-            self.index += 1;
-        }
-        self.board
-    }
 }

@@ -60,6 +60,39 @@ fn every_interval_holds_the_real_games_value_and_every_exact_value_is_it() {
     assert!(exact > 100 && exact < checked - 100, "{exact} of {checked}");
 }
 
+#[test]
+fn entry_intervals_hold_the_value_after_a_capture_and_narrow_the_stored_ones() {
+    // Right after a capture (an empty history) the value is the brute-force solver's; the
+    // entry interval holds it and lies inside the stored one.
+    let mut solver = BruteSolver::new();
+    let mut narrower = 0;
+    for n in 0..=SOLVED_BY_BRUTE_FORCE {
+        let t = &tables()[n as usize];
+        for (i, board) in Boards::new(n as usize, 0, t.len()) {
+            let stored = t.at(i);
+            let entry = entry_bounds(tables(), n, i);
+            let v = solver.value(&board, n);
+            assert!(
+                entry.lo <= v && v <= entry.hi,
+                "n={n} {board:?}: {v} vs {entry:?}"
+            );
+            assert!(stored.lo <= entry.lo && entry.hi <= stored.hi);
+            narrower += (entry != stored) as u32;
+        }
+    }
+    assert!(narrower > 0);
+    // Not vacuous on larger tables either: many entry intervals are narrower.
+    for n in 4..=8u8 {
+        let t = &tables()[n as usize];
+        for i in 0..t.len() {
+            let (stored, entry) = (t.at(i), entry_bounds(tables(), n, i));
+            assert!(stored.lo <= entry.lo && entry.hi <= stored.hi);
+            narrower += (entry != stored) as u32;
+        }
+    }
+    assert!(narrower > 1000, "{narrower}");
+}
+
 /// Plays back from `board` along random quiet un-moves and returns the start of that history
 /// with the houses played from it to reach `board` (`None` when the walk repeats a position).
 fn random_history(board: &[u8; 12], n: u8, rng: &mut SmallRng) -> Option<([u8; 12], Vec<usize>)> {

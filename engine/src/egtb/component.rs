@@ -1,0 +1,271 @@
+//! Solving one strongly connected component of a table's quiet-move graph, once every
+//! component it reaches is solved.
+//!
+//! A quiet move that leaves the component cannot repeat a position (see the module docs of
+//! [`super`]), so it is worth `n − value(Q)` with the child's final interval. A move inside
+//! the component may repeat: it is bounded by the worse and the better of "the game ends at the
+//! child, each side taking its row" and "the game goes on". A component of one position
+//! without a move to itself therefore is solved in one look; a larger one starts its positions
+//! at the empty interval (`lo = n`, `hi = 0`) and widens them in place, sweep after sweep,
+//! until nothing changes: the tightest interval that satisfies the bounds. After the first full
+//! sweeps only positions with a changed child in the component are looked at again (a bit per
+//! position, parents found by un-moving), and large components share the work among threads.
+
+use super::bits::Bits;
+use super::bounds::Bounds;
+use super::index::{Boards, unrank};
+use super::successors::{Successor, successors};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+/// The capture pass's marker of a position without a legal move or with captures only.
+pub const FINAL: u8 = 255;
+/// The capture pass's marker of a live position without a capturing move.
+pub const NO_CAPTURE: u8 = 254;
+
+/// Components with at least this many positions are swept by all threads.
+const PARALLEL: usize = 1 << 12;
+/// Positions per unit of parallel work within a component.
+const CHUNK: usize = 1 << 10;
+
+/// `lo` and `hi` of a position packed in one word, so a child costs one memory access.
+#[inline]
+pub fn pack(lo: u8, hi: u8) -> u16 {
+    lo as u16 | (hi as u16) << 8
+}
+
+/// The interval packed by [`pack`].
+#[inline]
+pub fn unpack(w: u16) -> (u8, u8) {
+    (w as u8, (w >> 8) as u8)
+}
+
+/// The empty successor list's filler.
+pub const NO_SUCCESSOR: Successor = Successor::Quiet {
+    house: 0,
+    index: 0,
+    row: 0,
+};
+
+/// What solving the components of one table shares: the capture pass's results, the
+/// intervals, and scratch bits for the sweeps.
+pub struct Components<'a> {
+    /// Seeds of the table.
+    pub n: u8,
+    /// Per position: [`FINAL`], [`NO_CAPTURE`], or the code of its best capturing move.
+    pub fixed: &'a [u8],
+    /// Per position: its interval, [`pack`]ed (final for solved components).
+    pub state: &'a [AtomicU16],
+    /// Positions to look at again in a targeted sweep.
+    pub dirty: Bits,
+    /// Positions that changed in a full sweep.
+    pub changed: Bits,
+    /// Positions expanded so far.
+    pub expanded: AtomicU64,
+}
+
+/// What solving one component took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ComponentStats {
+    /// Sweeps, the last one changing nothing (0 for a position solved in one look).
+    pub sweeps: u32,
+    /// Whether the component has a cycle (more than one position, or a move to itself).
+    pub cyclic: bool,
+}
+
+impl Components<'_> {
+    /// The interval `board` (index `v`, in component `id`) gets from its moves, given the
+    /// current intervals of its children: capturing moves from the capture pass, quiet moves
+    /// leaving the component at their child's value, quiet moves inside it either way.
+    #[inline]
+    fn evaluate(&self, v: u32, board: &[u8; 12], id: u32, ids: &[u32]) -> (u8, u8) {
+        let mut succ = [NO_SUCCESSOR; 6];
+        let k = successors(board, self.n, &mut succ);
+        self.evaluate_moves(v, &succ[..k], id, ids)
+    }
+
+    /// [`Components::evaluate`] with the moves of `v` given.
+    #[inline]
+    fn evaluate_moves(&self, v: u32, succ: &[Successor], id: u32, ids: &[u32]) -> (u8, u8) {
+        let n = self.n;
+        let f = self.fixed[v as usize];
+        let (mut l, mut h) = match Bounds::from_code(f) {
+            Some(b) if f != NO_CAPTURE => (b.lo, b.hi),
+            _ => (0, 0),
+        };
+        for s in succ {
+            if let Successor::Quiet { index, row, .. } = *s {
+                let (cl, ch) = unpack(self.state[index as usize].load(Relaxed));
+                if ids[index as usize] == id {
+                    // The game may end at the child by repetition (each side takes its row)
+                    // or go on with the child's value: the mover is sure only of the worse of
+                    // the two, and may hope for the better.
+                    l = l.max(n - row.max(ch));
+                    h = h.max(n - row.min(cl));
+                } else {
+                    l = l.max(n - ch);
+                    h = h.max(n - cl);
+                }
+            }
+        }
+        (l, h)
+    }
+
+    /// Solves the component `members` (id `id`; `ids` holds every position's component id)
+    /// whose children outside it are all solved.
+    pub fn solve(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
+        if let [v] = *members {
+            let board = self.board(v);
+            let mut succ = [NO_SUCCESSOR; 6];
+            let k = successors(&board, self.n, &mut succ);
+            let self_loop = succ[..k]
+                .iter()
+                .any(|s| matches!(*s, Successor::Quiet { index, .. } if index == v as u64));
+            if !self_loop {
+                self.expanded.fetch_add(1, Relaxed);
+                let (l, h) = self.evaluate_moves(v, &succ[..k], id, ids);
+                self.state[v as usize].store(pack(l, h), Relaxed);
+                return ComponentStats::default();
+            }
+        }
+        self.sweep_until_stable(members, id, ids)
+    }
+
+    fn board(&self, v: u32) -> [u8; 12] {
+        match unrank(v as u64, self.n as usize) {
+            Some(b) => b,
+            None => unreachable!("position {v} lies in the table of {} seeds", self.n),
+        }
+    }
+
+    /// Widens every member from the empty interval until a sweep changes nothing.
+    fn sweep_until_stable(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
+        let n = self.n;
+        // In index order, neighbours in the list are neighbours on the board (one step of the
+        // walk instead of unranking) and in memory.
+        if members.len() >= PARALLEL {
+            members.par_sort_unstable();
+        } else {
+            members.sort_unstable();
+        }
+        let members = &*members;
+        let many_above = members.len() as u64 / 8;
+        let mut full = true;
+        let mut sweeps = 0;
+        loop {
+            sweeps += 1;
+            let moved = AtomicU64::new(0);
+            let looked = AtomicU64::new(0);
+            let work = |part: &[u32]| {
+                let (mut m, mut l) = (0u64, 0u64);
+                let mut cursor = Cursor::new(n);
+                for &v in part {
+                    if !full && !self.dirty.take_bit(v as u64) {
+                        continue;
+                    }
+                    l += 1;
+                    let board = cursor.seek(v as u64);
+                    let (nl, nh) = self.evaluate(v, &board, id, ids);
+                    let (ol, oh) = unpack(self.state[v as usize].load(Relaxed));
+                    if nl < ol || nh > oh {
+                        self.state[v as usize].store(pack(nl.min(ol), nh.max(oh)), Relaxed);
+                        m += 1;
+                        if full {
+                            self.changed.set(v as u64);
+                        } else {
+                            self.mark_parents(&board, id, ids);
+                        }
+                    }
+                }
+                moved.fetch_add(m, Relaxed);
+                looked.fetch_add(l, Relaxed);
+            };
+            if members.len() >= PARALLEL {
+                members.par_chunks(CHUNK).for_each(work);
+            } else {
+                work(members);
+            }
+            self.expanded.fetch_add(looked.into_inner(), Relaxed);
+            let moved = moved.into_inner();
+            if moved == 0 {
+                break;
+            }
+            if full {
+                // Most moved: sweep all again. Otherwise mark the parents of those that moved
+                // and look only at marked positions from now on.
+                let many = moved > many_above;
+                let clear = |part: &[u32]| {
+                    for &v in part {
+                        if self.changed.take_bit(v as u64) && !many {
+                            self.mark_parents(&self.board(v), id, ids);
+                        }
+                    }
+                };
+                if members.len() >= PARALLEL {
+                    members.par_chunks(CHUNK).for_each(clear);
+                } else {
+                    clear(members);
+                }
+                full = many;
+            }
+        }
+        debug_assert!(members.iter().all(|&v| {
+            let (l, h) = unpack(self.state[v as usize].load(Relaxed));
+            l <= h && h <= n
+        }));
+        ComponentStats {
+            sweeps,
+            cyclic: true,
+        }
+    }
+
+    /// Marks the members of component `id` that reach `board` by a quiet move.
+    #[inline]
+    fn mark_parents(&self, board: &[u8; 12], id: u32, ids: &[u32]) {
+        super::unmove::quiet_parents(board, self.n, |p| {
+            if ids[p as usize] == id {
+                self.dirty.set(p);
+            }
+        });
+    }
+}
+
+/// The board at an index, found by stepping from the last one when it is a little further on
+/// and by unranking otherwise.
+struct Cursor {
+    n: u8,
+    index: u64,
+    board: Option<[u8; 12]>,
+}
+
+impl Cursor {
+    fn new(n: u8) -> Cursor {
+        Cursor {
+            n,
+            index: 0,
+            board: None,
+        }
+    }
+
+    #[inline]
+    fn seek(&mut self, i: u64) -> [u8; 12] {
+        match &mut self.board {
+            Some(b) if i >= self.index && i - self.index <= 24 => {
+                while self.index < i {
+                    Boards::step(b);
+                    self.index += 1;
+                }
+                *b
+            }
+            _ => {
+                let b = match unrank(i, self.n as usize) {
+                    Some(b) => b,
+                    None => unreachable!("position {i} lies in the table of {} seeds", self.n),
+                };
+                self.board = Some(b);
+                self.index = i;
+                b
+            }
+        }
+    }
+}
