@@ -191,7 +191,8 @@ fn tls_mismatches_give_clear_messages() {
     // The learner too, before it trains.
     let run = dir.join("wrong-ca-run");
     let llog = dir.join("wrong-ca-learner.log");
-    let mut args = learner_args(&run, &tls.url(), &["selfplay.workers=0"]);
+    let tls_url = tls.url();
+    let mut args = learner_args(&run, &tls_url, &["selfplay.workers=0"]);
     args.extend(["--broker-ca", other]);
     fails_with(
         spawn(&args, &llog),

@@ -176,11 +176,12 @@ pub(crate) fn hint(err: &redis::RedisError, tls: bool, connected: bool) -> Optio
             });
         };
         let text = match e {
-            rustls::Error::InvalidCertificate(why) => format!(
-                "the server's certificate is not accepted ({why:?}): give the CA that signed it \
-                 with --broker-ca FILE (or OWARE_BROKER_CA, or SSL_CERT_FILE for the system's \
+            rustls::Error::InvalidCertificate(_) => {
+                "the server's certificate is not accepted: give the CA that signed it with \
+                 --broker-ca FILE (or OWARE_BROKER_CA, or SSL_CERT_FILE for the system's \
                  store), and make sure the URL's host is a name or address in the certificate"
-            ),
+                    .to_string()
+            }
             rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } => {
                 "the server does not answer in TLS: is it a plain Redis port? Use redis:// for a \
                  server without TLS, or the server's --tls-port"
