@@ -5,6 +5,9 @@
 //! lost and none twice; hostile records are rejected and counted; Redis stopped and started
 //! again mid-run does not stop the run.
 //!
+//! Every child process is guarded (killed and waited for on drop, see `broker_common`): a
+//! failing assertion leaves nothing running.
+//!
 //! Where `redis-server` is not installed (`.ci/run` installs it), each test says so loudly and
 //! passes without running.
 
@@ -12,208 +15,16 @@ use oware_trainer::broker::wire;
 use oware_trainer::tensorboard::{event_files, read_scalars};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+mod broker_common;
 mod common;
 
-use common::{BIN, scratch};
-const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
-const LIMIT: Duration = Duration::from_secs(180);
-
-/// A `redis-server` of this test, stopped when dropped.
-struct Redis {
-    child: Option<Child>,
-    port: u16,
-    dir: PathBuf,
-}
-
-fn redis_binary() -> Option<PathBuf> {
-    ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-}
-
-impl Redis {
-    /// Starts one, or `None` (with a loud message) where redis-server is not installed.
-    fn start(dir: &Path) -> Option<Redis> {
-        let Some(_) = redis_binary() else {
-            eprintln!(
-                "\n*** SKIPPED: redis-server is not installed (apt-get install redis-server; \
-                 .ci/run does it) ***\n"
-            );
-            return None;
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .expect("a free port")
-            .local_addr()
-            .expect("address")
-            .port();
-        let mut r = Redis {
-            child: None,
-            port,
-            dir: dir.to_path_buf(),
-        };
-        r.up();
-        Some(r)
-    }
-
-    fn up(&mut self) {
-        let bin = redis_binary().expect("redis-server");
-        let log = File::create(self.dir.join(format!("redis-{}.log", self.port))).expect("log");
-        let child = Command::new(bin)
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdin(Stdio::null())
-            .stdout(log)
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        self.child = Some(child);
-        let started = Instant::now();
-        while self.con().is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "redis-server answers"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stops it (SIGKILL: nothing is kept, as after a crash of a Redis without persistence).
-    fn down(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            c.kill().ok();
-            c.wait().ok();
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn con(&self) -> redis::RedisResult<redis::Connection> {
-        let client = redis::Client::open(self.url())?;
-        client.get_connection_with_timeout(Duration::from_secs(1))
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.down();
-    }
-}
-
-/// Starts `oware ARGS`, its stderr into `log`.
-fn spawn(args: &[&str], log: &Path) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(File::create(log).expect("log file"))
-        .spawn()
-        .expect("starts")
-}
-
-fn learner(run: &Path, url: &str, sets: &[&str], log: &Path) -> Child {
-    let mut args = vec![
-        "train",
-        "--config",
-        TINY,
-        "--run",
-        run.to_str().expect("utf-8"),
-        "--quiet",
-        "--broker",
-        url,
-    ];
-    for s in sets {
-        args.extend(["--set", s]);
-    }
-    spawn(&args, log)
-}
-
-fn worker(url: &str, run: &str, extra: &[&str], log: &Path) -> Child {
-    let mut args = vec![
-        "worker",
-        "--broker",
-        url,
-        "--run",
-        run,
-        "--threads",
-        "1",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    spawn(&args, log)
-}
-
-fn sigint(child: &Child) {
-    let ok = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill")
-        .success();
-    assert!(ok);
-}
-
-/// Waits for `child` to exit (killing it after `LIMIT`), asserting success; its stdout.
-fn finish(mut child: Child, what: &str, log: &Path) -> String {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            let mut out = String::new();
-            if let Some(mut s) = child.stdout.take() {
-                std::io::Read::read_to_string(&mut s, &mut out).ok();
-            }
-            let err = std::fs::read_to_string(log).unwrap_or_default();
-            assert!(status.success(), "{what} failed ({status}):\n{err}\n{out}");
-            return out;
-        }
-        if started.elapsed() > LIMIT {
-            child.kill().ok();
-            let err = std::fs::read_to_string(log).unwrap_or_default();
-            panic!("{what} did not finish:\n{err}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn meta(run: &Path) -> Option<Value> {
-    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).ok()?;
-    let path = run
-        .join("checkpoints")
-        .join(latest.trim())
-        .join("meta.json");
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
-
-fn step(run: &Path) -> u64 {
-    meta(run).and_then(|m| m["step"].as_u64()).unwrap_or(0)
-}
-
-/// Waits until `cond` holds (failing after `LIMIT`, with `log`).
-fn wait_for(what: &str, log: &Path, mut cond: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !cond() {
-        if started.elapsed() > LIMIT {
-            panic!(
-                "timed out waiting for {what}:\n{}",
-                std::fs::read_to_string(log).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The broker's state in the latest checkpoint.
-fn broker_state(run: &Path) -> Value {
-    meta(run).expect("a checkpoint")["extra"]["broker"].clone()
-}
+use broker_common::{
+    Proc, Redis, broker_state, finish, learner, meta, sigint, spawn, step, wait_for, worker,
+};
+use common::scratch;
 
 /// Games per worker that are still in the stream (not acknowledged), by worker id: their
 /// sequence numbers.
@@ -292,7 +103,7 @@ fn three_workers_train_a_learner_and_a_killed_worker_is_no_error() {
     let log = dir.join("learner.log");
     // The workers start first and wait for the learner's weights.
     let logs: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("worker{i}.log"))).collect();
-    let mut workers: Vec<Child> = logs.iter().map(|p| worker(&url, "three", &[], p)).collect();
+    let mut workers: Vec<Proc> = logs.iter().map(|p| worker(&url, "three", &[], p)).collect();
     for p in &logs {
         wait_for("a waiting worker", p, || {
             std::fs::read_to_string(p).is_ok_and(|t| t.contains("no weights published"))
@@ -371,7 +182,7 @@ fn a_killed_learner_resumes_and_takes_the_games_sent_meanwhile_once() {
     ];
     let mut l = learner(&run, &url, &sets, &log);
     let logs: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("worker{i}.log"))).collect();
-    let workers: Vec<Child> = logs
+    let workers: Vec<Proc> = logs
         .iter()
         .map(|p| worker(&url, "resume", &["--games", "120"], p))
         .collect();

@@ -2,6 +2,7 @@
 //! comments are the help text) and a `run` function.
 
 mod bench;
+mod broker_tls;
 mod device;
 mod egtb;
 mod engine;

@@ -1,5 +1,6 @@
 //! `oware train`: train a network from scratch, or continue a run with `--resume`.
 
+use super::broker_tls::BrokerTlsArgs;
 use super::device::parse_device;
 use oware_model::DeviceKind;
 use oware_trainer::{TrainOptions, install_ctrl_c, train};
@@ -28,11 +29,13 @@ pub struct Args {
     #[arg(long, short)]
     quiet: bool,
     /// Also learn from `oware worker` processes through this Redis
-    /// (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS); with
+    /// (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS: see --broker-ca); with
     /// selfplay.workers = 0 the games come only from them. Never stored in the run directory;
     /// put a password in the OWARE_BROKER environment variable rather than on the command line.
     #[arg(long, value_name = "URL", env = "OWARE_BROKER", hide_env_values = true)]
     broker: Option<String>,
+    #[command(flatten)]
+    tls: BrokerTlsArgs,
 }
 
 /// `runs/run-YYYYMMDD-HHMMSS` in UTC.
@@ -68,10 +71,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(dir) => (dir, true),
         None => (args.run.unwrap_or_else(default_run_dir), false),
     };
+    // The TLS files are read only with a broker (they may come from the environment).
+    let tls = args.tls.files();
     let broker = args
         .broker
         .as_deref()
-        .map(oware_trainer::broker::BrokerUrl::parse)
+        .map(|url| oware_trainer::broker::BrokerUrl::parse_with_tls(url, &tls))
         .transpose()?;
     install_ctrl_c()?;
     train(&TrainOptions {

@@ -1,6 +1,7 @@
 //! `oware worker`: self-play for a learner started with `oware train --broker URL`, on any
 //! machine that reaches its Redis.
 
+use super::broker_tls::BrokerTlsArgs;
 use super::device::parse_device;
 use oware_model::DeviceKind;
 use oware_trainer::broker::BrokerUrl;
@@ -11,10 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Arguments of `oware worker`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The learner's Redis (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS);
-    /// put a password in the OWARE_BROKER environment variable rather than on the command line.
+    /// The learner's Redis (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS:
+    /// see --broker-ca); put a password in the OWARE_BROKER environment variable rather than on
+    /// the command line.
     #[arg(long, value_name = "URL", env = "OWARE_BROKER", hide_env_values = true)]
     broker: String,
+    #[command(flatten)]
+    tls: BrokerTlsArgs,
     /// The run's name: the last component of the learner's run directory.
     #[arg(long, value_name = "NAME")]
     run: String,
@@ -40,7 +44,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Runs `oware worker`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let url = BrokerUrl::parse(&args.broker)?;
+    let url = BrokerUrl::parse_with_tls(&args.broker, &args.tls.files())?;
     if args.threads > 1024 {
         anyhow::bail!("--threads {} is more than 1024", args.threads);
     }

@@ -3,7 +3,7 @@
 //! acknowledges them once a checkpoint holds them. See the module docs of [`crate::broker`].
 
 use super::wire::{self, Rejected, WireGame};
-use super::{Backoff, BrokerUrl, GAME_FIELD, GROUP, Keys, connect};
+use super::{Backoff, BrokerUrl, GAME_FIELD, GROUP, Keys, connect, is_mismatch};
 use crate::config::TrainConfig;
 use crate::selfplay::GameRecord;
 use oware_model::NetEvaluator;
@@ -287,6 +287,8 @@ impl LearnerBroker {
             }
             match connect(url, CONNECT_TIMEOUT, IO_TIMEOUT) {
                 Ok(con) => break con,
+                // A TLS set-up that does not match the server's: no retry mends it.
+                Err(e) if is_mismatch(&e) => return Err(e),
                 Err(e) => {
                     let delay = backoff.failed();
                     notes(&format!("{e:#}; retrying in {:.1} s", delay.as_secs_f64()));

@@ -52,10 +52,21 @@
 //! (restarted without persistence) gets the weights republished and the consumer group created
 //! again. Passwords in URLs are never printed ([`BrokerUrl`]'s `Display` hides them) and the
 //! URL is never written to `config.toml`.
+//!
+//! # TLS
+//! A `rediss://` URL connects through rustls ([`tls`]): the server's certificate is checked
+//! against the system's trust store (`SSL_CERT_FILE` / `SSL_CERT_DIR` where set), or against
+//! the `--broker-ca` file only; `--broker-cert`/`--broker-key` answer a server that asks for a
+//! client certificate. A TLS set-up that does not match the server's ([`Mismatch`]) stops a
+//! process that never reached Redis, with the reason and what to do; later it is retried like
+//! Redis being away.
 
 pub mod learner;
+pub mod tls;
 pub mod wire;
 pub mod worker;
+
+pub use tls::TlsFiles;
 
 use anyhow::Context;
 use std::fmt;
@@ -101,28 +112,62 @@ pub fn check_run_name(run: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A broker URL (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://` for TLS) whose
-/// `Display` hides the password.
+/// A broker URL (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://` for TLS) with
+/// its TLS files, whose `Display` hides the password.
 #[derive(Clone, PartialEq, Eq)]
 pub struct BrokerUrl {
     url: String,
+    /// The checked contents of `--broker-ca` / `--broker-cert` / `--broker-key`, if given.
+    tls: Option<tls::TlsMaterial>,
 }
 
 impl BrokerUrl {
-    /// Parses and checks a URL (the redis client's own parser decides).
+    /// Parses and checks a URL (the redis client's own parser decides), without TLS files:
+    /// a `rediss://` server's certificate is then checked against the system's trust store.
     pub fn parse(url: &str) -> anyhow::Result<BrokerUrl> {
+        BrokerUrl::parse_with_tls(url, &TlsFiles::default())
+    }
+
+    /// Parses and checks a URL and reads the TLS files for it (only a `rediss://` URL takes
+    /// them). `rediss://...#insecure` (no certificate check) is refused.
+    pub fn parse_with_tls(url: &str, files: &TlsFiles) -> anyhow::Result<BrokerUrl> {
         let candidate = BrokerUrl {
             url: url.to_string(),
+            tls: None,
         };
-        if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        let is_tls = url.starts_with("rediss://");
+        if !(url.starts_with("redis://") || is_tls) {
             anyhow::bail!(
                 "--broker {candidate}: expected redis://HOST[:PORT][/DB] or rediss://..."
+            );
+        }
+        if is_tls && url.contains('#') {
+            anyhow::bail!(
+                "--broker {candidate}: a URL fragment such as #insecure (TLS without checking \
+                 the server's certificate) is not accepted; give the CA that signed the \
+                 server's certificate with --broker-ca FILE instead"
+            );
+        }
+        if !is_tls && !files.is_empty() {
+            anyhow::bail!(
+                "--broker {candidate}: --broker-ca, --broker-cert and --broker-key are for TLS, \
+                 which needs a rediss:// URL"
             );
         }
         redis::Client::open(url).map_err(|e| {
             anyhow::anyhow!("--broker {candidate}: {}", redact_text(&e.to_string(), url))
         })?;
-        Ok(candidate)
+        let tls = if files.is_empty() {
+            None
+        } else {
+            Some(tls::TlsMaterial::load(files)?)
+        };
+        Ok(BrokerUrl { tls, ..candidate })
+    }
+
+    /// Whether the connection uses TLS (`rediss://`).
+    pub fn is_tls(&self) -> bool {
+        self.url.starts_with("rediss://")
     }
 
     /// The URL with its password, for the client only.
@@ -132,7 +177,14 @@ impl BrokerUrl {
 
     /// A client for this URL.
     pub fn client(&self) -> anyhow::Result<redis::Client> {
-        redis::Client::open(self.secret()).map_err(|e| {
+        if self.is_tls() {
+            tls::install_crypto_provider();
+        }
+        let client = match &self.tls {
+            Some(material) => redis::Client::build_with_tls(self.secret(), material.certificates()),
+            None => redis::Client::open(self.secret()),
+        };
+        client.map_err(|e| {
             anyhow::anyhow!("broker {self}: {}", redact_text(&e.to_string(), &self.url))
         })
     }
@@ -241,20 +293,55 @@ impl Backoff {
     }
 }
 
-/// Opens a connection with timeouts: `connect` to connect, `io` for each reply.
+/// A connection failure that no retry mends: the client's TLS set-up and the server's do not
+/// match (a certificate that is not accepted, a plain port on a `rediss://` URL). Found in the
+/// chain of [`connect`]'s error; see [`is_mismatch`].
+#[derive(Debug)]
+pub struct Mismatch(String);
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// Whether `err` (from [`connect`]) is a [`Mismatch`]: a process that never reached Redis
+/// stops with it instead of retrying.
+pub fn is_mismatch(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<Mismatch>().is_some())
+}
+
+/// Opens a connection with timeouts (`connect` to connect, `io` for each reply) and checks
+/// that Redis answers (`PING`; over TLS this is where the handshake happens).
 pub fn connect(
     url: &BrokerUrl,
     connect: Duration,
     io: Duration,
 ) -> anyhow::Result<redis::Connection> {
     let client = url.client()?;
-    let con = client
+    let failed = |e: redis::RedisError, connected: bool| -> anyhow::Error {
+        let text = url.describe(&e);
+        match tls::hint(&e, url.is_tls(), connected) {
+            Some(h) if h.mismatch => anyhow::Error::new(Mismatch(format!(
+                "cannot talk to Redis at {url}: {} ({text})",
+                h.text
+            ))),
+            Some(h) => anyhow::anyhow!("cannot reach Redis at {url}: {} ({text})", h.text),
+            None => anyhow::anyhow!("cannot reach Redis at {url}: {text}"),
+        }
+    };
+    let mut con = client
         .get_connection_with_timeout(connect)
-        .map_err(|e| anyhow::anyhow!("cannot reach Redis at {url}: {}", url.describe(&e)))?;
+        .map_err(|e| failed(e, false))?;
     con.set_read_timeout(Some(io))
         .and_then(|()| con.set_write_timeout(Some(io)))
         .map_err(|e| anyhow::anyhow!("Redis at {url}: {}", url.describe(&e)))
         .context("setting timeouts")?;
+    redis::cmd("PING")
+        .query::<()>(&mut con)
+        .map_err(|e| failed(e, true))?;
     Ok(con)
 }
 
@@ -283,6 +370,34 @@ mod tests {
         );
         let err = BrokerUrl::parse("http://u:pa55word@host").expect_err("not redis");
         assert!(!format!("{err:#}").contains("pa55word"), "{err:#}");
+    }
+
+    #[test]
+    fn tls_urls_and_options_are_checked() {
+        let url = BrokerUrl::parse("rediss://:pw@127.0.0.1:6380/0").expect("TLS URL");
+        assert!(url.is_tls());
+        assert!(
+            !BrokerUrl::parse("redis://127.0.0.1:6379/0")
+                .expect("plain")
+                .is_tls()
+        );
+        let err = BrokerUrl::parse("rediss://:pw@127.0.0.1:6380/0#insecure").expect_err("refused");
+        assert!(format!("{err:#}").contains("--broker-ca"), "{err:#}");
+        assert!(!format!("{err:#}").contains("pw@"), "{err:#}");
+        let files = TlsFiles {
+            ca: Some("/nonexistent/ca.pem".into()),
+            ..TlsFiles::default()
+        };
+        let err = BrokerUrl::parse_with_tls("redis://127.0.0.1:1/0", &files).expect_err("plain");
+        assert!(format!("{err:#}").contains("rediss://"), "{err:#}");
+        let err = BrokerUrl::parse_with_tls("rediss://127.0.0.1:1/0", &files).expect_err("no file");
+        assert!(format!("{err:#}").contains("cannot open"), "{err:#}");
+        let half = TlsFiles {
+            key: Some("/nonexistent/key.pem".into()),
+            ..TlsFiles::default()
+        };
+        let err = BrokerUrl::parse_with_tls("rediss://127.0.0.1:1/0", &half).expect_err("half");
+        assert!(format!("{err:#}").contains("--broker-cert"), "{err:#}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! published. See the module docs of [`crate::broker`].
 
 use super::wire;
-use super::{Backoff, BrokerUrl, GAME_FIELD, Keys, connect};
+use super::{Backoff, BrokerUrl, GAME_FIELD, Keys, connect, is_mismatch};
 use crate::config::{BrokerConfig, SelfplayConfig, TrainConfig};
 use crate::selfplay::{GameRecord, SelfplayStats, SharedWeights, WorkerControl, with_workers};
 use anyhow::Context;
@@ -189,6 +189,10 @@ struct Link<'a> {
     reconnects: u64,
     quiet: bool,
     said_down: bool,
+    /// Whether a connection was ever made.
+    connected_once: bool,
+    /// A TLS mismatch at the first connection: the worker stops with it.
+    fatal: Option<anyhow::Error>,
 }
 
 impl Link<'_> {
@@ -201,9 +205,13 @@ impl Link<'_> {
                         self.reconnects += 1;
                     }
                     self.said_down = false;
+                    self.connected_once = true;
                     self.backoff.succeeded();
                     self.con = Some(con);
                 }
+                // Never connected and a TLS set-up that does not match the server's: no retry
+                // mends it (later, as after a certificate change, it is retried).
+                Err(e) if !self.connected_once && is_mismatch(&e) => self.fatal = Some(e),
                 Err(e) => self.down(&e),
             }
         }
@@ -272,6 +280,8 @@ pub fn run_worker_process(
         reconnects: 0,
         quiet: opts.quiet,
         said_down: false,
+        connected_once: false,
+        fatal: None,
     };
     let device = oware_model::device(opts.device)?;
     // The first weights.
@@ -282,6 +292,10 @@ pub fn run_worker_process(
                 worker: id,
                 ..WorkerSummary::default()
             });
+        }
+        link.get();
+        if let Some(e) = link.fatal.take() {
+            return Err(e);
         }
         if let Some(con) = link.get() {
             match fetch(con, &keys) {
