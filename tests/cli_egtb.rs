@@ -39,9 +39,9 @@ fn build_probe_stats_and_resume() {
         assert_eq!(t["status"], "built");
         assert!(t["seconds"].as_f64().is_some() && t["sweeps"].as_u64().is_some());
         assert!(t["positions_per_second_per_thread"].as_f64().is_some());
-        // From 2 seeds on, most positions lie on cycles of quiet moves.
+        // From 4 seeds on, most positions lie on cycles of quiet moves.
         let cyclic = t["cyclic_positions"].as_u64().expect("cyclic positions");
-        assert!(n < 2 || cyclic * 2 > t["positions"].as_u64().expect("positions"));
+        assert!(n < 4 || cyclic * 2 > t["positions"].as_u64().expect("positions"));
         assert!(t["largest_component"].as_u64().expect("largest") <= cyclic);
     }
     assert_eq!(first["positions"], 125_970); // C(20, 12): every board of 0..=8 seeds
