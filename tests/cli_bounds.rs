@@ -111,8 +111,13 @@ fn engine_go_bounds_are_error_lines() {
     let out = child.wait_with_output().expect("finishes");
     assert!(out.status.success(), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = stdout.lines().collect();
+    // `go` prints its `info` lines (one per completed iteration) before `bestmove`.
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("info ")).collect();
     assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(
+        stdout.contains("info depth 1 "),
+        "the depth-1 search reports its iteration: {stdout}"
+    );
     assert!(lines[0].contains(&format!("1..={MAX_SIMS}")), "{stdout}");
     assert!(lines[1].contains(&format!("1..={MAX_DEPTH}")), "{stdout}");
     assert!(lines[2].contains(&format!("1..={MAX_MILLIS}")), "{stdout}");
