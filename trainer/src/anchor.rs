@@ -155,19 +155,9 @@ pub fn anchor_elo(
 mod tests {
     use super::*;
 
+    /// The report's evaluation-line fixture (training time and games play no part here).
     fn line(step: u64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
-        let s = MatchScore::new(wdl.0, wdl.1, wdl.2);
-        EvalLine {
-            step,
-            player: format!("mcts:model=runs/x/checkpoints/step-{step:07},sims=100"),
-            opponent: opponent.to_string(),
-            vs_previous: opponent.starts_with("mcts:"),
-            wdl: (s.games(), wdl.0, wdl.1, wdl.2),
-            score: s.score(),
-            elo: s.elo(),
-            elo_ci95: s.elo_ci95(),
-            ..EvalLine::default()
-        }
+        crate::report::tests::line(step, 0.0, opponent, wdl)
     }
 
     #[test]

@@ -358,9 +358,11 @@ fn subtitle(lines: &[EvalLine]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// An evaluation line of `wdl` (wins, draws, losses) at `step` and `secs` (also the
+    /// anchor's tests use it).
     pub(crate) fn line(step: u64, secs: f64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
         let score = oware_engine::elo::MatchScore::new(wdl.0, wdl.1, wdl.2);
         EvalLine {
