@@ -155,7 +155,7 @@ pub struct ReplayConfig {
 impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
-            capacity: 150_000,
+            capacity: 800_000,
             min_samples: 4_000,
         }
     }

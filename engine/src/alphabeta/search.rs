@@ -25,7 +25,7 @@ use super::eval::{EvalWeights, capture_gain, evaluate_with};
 use super::score::{
     MATE, PLY_STEP, from_table, plies_to_end, result_score, terminal_score, to_table,
 };
-use super::tables::table_bounds;
+use super::tables::table_node;
 use super::tt::{Bound, Entry, TranspositionTable};
 use crate::egtb::Tables;
 use crate::game::Game;
@@ -500,15 +500,22 @@ impl Searcher {
         }
         // The tables hold whatever the history (they know no ply limit: not used where the
         // search itself reaches it); see `super::tables`.
-        let (tb_lo, tb_hi) = match &self.tables {
+        let table = match &self.tables {
             Some(t)
                 if (self.base_ply as u64 + ply as u64 + depth.max(0) as u64)
                     < self.max_plies as u64 =>
             {
-                table_bounds(t, pos, self.root_side).unwrap_or((-INF, INF))
+                // Nothing played since the last capture: the parent's captured totals
+                // (bytes 12 and 13 of its key) differ, or there is no parent.
+                let fresh = self
+                    .keys
+                    .last()
+                    .is_none_or(|&k| (k >> 96) as u16 != (key >> 96) as u16);
+                table_node(t, pos, self.root_side, fresh)
             }
-            _ => (-INF, INF),
+            _ => None,
         };
+        let (tb_lo, tb_hi) = table.map_or((-INF, INF), |t| (t.floor, t.ceiling));
         if tb_lo == tb_hi || tb_lo >= beta {
             return tb_lo;
         }
@@ -516,7 +523,8 @@ impl Searcher {
             return tb_hi;
         }
         if depth <= 0 || ply >= MAX_PLY {
-            return evaluate_with(pos, &self.weights).clamp(tb_lo, tb_hi);
+            let h = evaluate_with(pos, &self.weights);
+            return table.map_or(h, |t| t.leaf_score(h));
         }
         // A win can be no closer than the next ply: cut when the window lies beyond it.
         let best_possible = MATE - (ply as i32 + 1) * PLY_STEP + 48;

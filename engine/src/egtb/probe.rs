@@ -203,10 +203,32 @@ impl Tables {
         Some(t.at(rank_from(pos.board(), pos.to_move().row_start())))
     }
 
+    /// The interval of `pos` when nothing was played since the last capture (right after a
+    /// capture, or at the start of a game): its first move cannot repeat, so the stored
+    /// interval is narrowed by one look at its moves ([`entry_bounds`]).
+    #[inline]
+    pub fn entry(&self, pos: &Position) -> Option<Bounds> {
+        let n: usize = pos.board().iter().map(|&x| x as usize).sum();
+        self.tables.get(n)?;
+        let index = rank_from(pos.board(), pos.to_move().row_start());
+        Some(entry_bounds(&self.tables, n as u8, index))
+    }
+
     /// [`Tables::bounds`] with the captured totals.
     #[inline]
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
-        let bounds = self.bounds(pos)?;
+        self.probe_with(pos, false)
+    }
+
+    /// [`Tables::probe`], with [`Tables::entry`]'s narrower interval when `fresh` (nothing
+    /// played since the last capture).
+    #[inline]
+    pub fn probe_with(&self, pos: &Position, fresh: bool) -> Option<Probe> {
+        let bounds = if fresh {
+            self.entry(pos)?
+        } else {
+            self.bounds(pos)?
+        };
         let me = pos.to_move().index();
         let cap = pos.captured();
         Some(Probe {

@@ -355,3 +355,55 @@ fn alphabeta_with_tables_never_loses_a_won_table_position() {
         "{won} won and {safe} drawn-or-better positions tried"
     );
 }
+
+#[test]
+fn search_nodes_score_inside_their_table_band() {
+    // Every node of the tables of 1..=6 seeds, seen by either searching side, with and
+    // without an empty history: the estimate lies in the interval's margins, the score where
+    // the search stops lies in the band, a settled result is one score, and the entry
+    // interval of a fresh node lies inside the stored one.
+    use crate::alphabeta::{SEED, table_node, table_score};
+    let tb = set();
+    let (mut open, mut settled) = (0, 0);
+    for n in 1..=6u8 {
+        let t = &tables()[n as usize];
+        for (_, board) in Boards::new(n as usize, 0, t.len()) {
+            let pos = south(board);
+            if pos.legal_moves().is_empty() {
+                continue;
+            }
+            let stored = tb.bounds(&pos).expect("covered");
+            let entry = tb.entry(&pos).expect("covered");
+            assert!(stored.lo <= entry.lo && entry.hi <= stored.hi, "{board:?}");
+            for fresh in [false, true] {
+                let (lo, hi) = tb.probe_with(&pos, fresh).expect("covered").margins();
+                for side in [Side::South, Side::North] {
+                    let node = table_node(&tb, &pos, side, fresh).expect("covered");
+                    assert!(node.floor <= node.ceiling);
+                    assert!(SEED * lo <= node.estimate && node.estimate <= SEED * hi);
+                    for h in [-5000, -300, 0, 300, 5000] {
+                        let s = node.leaf_score(h);
+                        assert!(node.floor <= s && s <= node.ceiling, "{board:?} {h}: {s}");
+                    }
+                    let (slo, shi) = if side == Side::South {
+                        (lo, hi)
+                    } else {
+                        (-hi, -lo)
+                    };
+                    if slo > 0 || shi < 0 || slo == shi {
+                        let s = table_score(slo);
+                        let s = if side == Side::South { s } else { -s };
+                        assert_eq!((node.floor, node.ceiling), (s, s), "{board:?}");
+                        settled += 1;
+                    } else {
+                        open += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        open > 1000 && settled > 1000,
+        "{open} open, {settled} settled"
+    );
+}
