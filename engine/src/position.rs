@@ -295,6 +295,13 @@ impl Position {
         bytes[14] = self.to_move as u8;
         u128::from_le_bytes(bytes)
     }
+
+    /// The captured totals (South, North) held in a [`Position::key`].
+    #[inline]
+    pub const fn key_captured(key: u128) -> [u8; 2] {
+        let bytes = key.to_le_bytes();
+        [bytes[12], bytes[13]]
+    }
 }
 
 impl fmt::Display for Position {
@@ -314,5 +321,20 @@ impl fmt::Display for Position {
             "   South {:>2}   {} to move",
             self.captured[0], self.to_move
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_gives_back_its_captured_totals() {
+        let mut board = [0u8; 12];
+        board[3] = 5;
+        board[8] = 2;
+        let pos = Position::from_parts(board, [30, 11], Side::North).expect("valid");
+        assert_eq!(Position::key_captured(pos.key()), [30, 11]);
+        assert_eq!(Position::key_captured(Position::start().key()), [0, 0]);
     }
 }

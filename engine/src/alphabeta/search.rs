@@ -189,7 +189,7 @@ impl Searcher {
         }
     }
 
-    /// Probes `tables` at every node whose board they cover (see [`super::table_bounds`]).
+    /// Probes `tables` at every node whose board they cover (see [`super::table_node`]).
     pub fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
         self.tables = tables;
     }
@@ -506,11 +506,11 @@ impl Searcher {
                     < self.max_plies as u64 =>
             {
                 // Nothing played since the last capture: the parent's captured totals
-                // (bytes 12 and 13 of its key) differ, or there is no parent.
+                // differ, or there is no parent.
                 let fresh = self
                     .keys
                     .last()
-                    .is_none_or(|&k| (k >> 96) as u16 != (key >> 96) as u16);
+                    .is_none_or(|&k| Position::key_captured(k) != Position::key_captured(key));
                 table_node(t, pos, self.root_side, fresh)
             }
             _ => None,

@@ -69,16 +69,11 @@ impl TableNode {
     }
 }
 
-/// The score window the tables give the side to move in `pos` when the search is for
-/// `side`, or `None` when the board is not covered: `(s, s)` for a settled result, otherwise
-/// the range its search is held to (see the module docs).
-#[inline]
-pub fn table_bounds(tables: &Tables, pos: &Position, side: Side) -> Option<(i32, i32)> {
-    table_node(tables, pos, side, false).map(|t| (t.floor, t.ceiling))
-}
-
-/// [`table_bounds`] with the estimate a search uses where it stops; `fresh` when nothing was
-/// played since the last capture, which narrows the interval ([`Tables::entry`]).
+/// What the tables say of `pos` when the search is for `side`, or `None` when the board is
+/// not covered: `floor == ceiling` for a settled result, otherwise the range its search is
+/// held to (see the module docs), with the estimate a search uses where it stops. `fresh`
+/// when nothing was played since the last capture, which narrows the interval
+/// ([`Tables::entry`]).
 #[inline]
 pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> Option<TableNode> {
     let (lo, hi) = tables.probe_with(pos, fresh)?.margins();

@@ -264,9 +264,7 @@ impl Tables {
                 let stored = if effect.captured > 0 {
                     // Right after a capture the history is empty: the child's first move
                     // cannot repeat.
-                    let index = rank_from(child.board(), child.to_move().row_start());
-                    self.tables.get(child_n as usize)?;
-                    entry_bounds(&self.tables, child_n, index)
+                    self.entry(&child)?
                 } else {
                     self.bounds(&child)?
                 };
