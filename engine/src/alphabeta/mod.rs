@@ -16,7 +16,10 @@ pub use score::{
     score_to_value, terminal_score,
 };
 pub use search::{DEFAULT_DEPTH, MAX_PLY, SearchLimits, SearchResult, Searcher};
-pub use tables::{LEAF_SHARE_TENTHS, TABLE_WIN, TableNode, table_node, table_score};
+pub use tables::{
+    LEAF_SHARE_TENTHS, LEAF_TABLE_TENTHS, TABLE_WIN, TableNode, table_estimate, table_node,
+    table_score,
+};
 pub use tt::{Bound, Entry, TranspositionTable};
 
 /// The size of a searcher's transposition table unless told otherwise, in MiB.

@@ -2,7 +2,7 @@
 
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{SearchLimits, SearchResult, Searcher};
-use crate::egtb::Tables;
+use crate::egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
 use crate::game::Game;
 use crate::moves::Move;
 use crate::player::{Choice, Limits, Player, PlayerError, Score, SearchInfo};
@@ -11,6 +11,10 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use std::fmt::Write;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Nodes the proofs of one move may visit, over all its root moves (see [`crate::egtb::Prover`]).
+pub const PROOF_NODES: u64 = 20_000;
 
 /// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.
 ///
@@ -24,6 +28,9 @@ pub struct AlphaBetaPlayer {
     millis: Option<u64>,
     seed: u64,
     last: Option<SearchResult>,
+    /// With tables: proves the results of the root's moves with the game's real history
+    /// before each search in a table position; its answers after captures are kept.
+    prover: Option<Prover>,
 }
 
 impl AlphaBetaPlayer {
@@ -46,11 +53,13 @@ impl AlphaBetaPlayer {
             millis,
             seed,
             last: None,
+            prover: None,
         }
     }
 
     /// Probes the endgame tables at every node they cover (`alphabeta:...,egtb=DIR`).
     pub fn with_tables(mut self, tables: Arc<Tables>) -> AlphaBetaPlayer {
+        self.prover = Some(Prover::new(tables.clone()));
         self.searcher.set_tables(Some(tables));
         self
     }
@@ -88,7 +97,18 @@ impl AlphaBetaPlayer {
             ^ (game.position().key() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ (game.ply() as u64).rotate_left(32);
         order.shuffle(&mut SmallRng::seed_from_u64(mix));
-        self.searcher.search_reporting(
+        let started = Instant::now();
+        let kept = self.prover.as_mut().and_then(|p| {
+            // A timed search gives the proofs at most half its time.
+            let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
+            let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
+            Some(kept_moves(&proofs))
+        });
+        let millis = millis.map(|ms| {
+            let spent = started.elapsed().as_millis() as u64;
+            ms.saturating_sub(spent).max(1)
+        });
+        self.searcher.search_among(
             game,
             SearchLimits {
                 depth,
@@ -96,6 +116,7 @@ impl AlphaBetaPlayer {
                 nodes: None,
             },
             &order,
+            kept.as_deref(),
             on_iteration,
         )
     }

@@ -25,7 +25,7 @@ use super::eval::{EvalWeights, capture_gain, evaluate_with};
 use super::score::{
     MATE, PLY_STEP, from_table, plies_to_end, result_score, terminal_score, to_table,
 };
-use super::tables::table_node;
+use super::tables::{table_estimate, table_node};
 use super::tt::{Bound, Entry, TranspositionTable};
 use crate::egtb::Tables;
 use crate::game::Game;
@@ -232,6 +232,19 @@ impl Searcher {
         root_order: &[Move],
         on_iteration: &mut dyn FnMut(&SearchResult),
     ) -> SearchResult {
+        self.search_among(game, limits, root_order, None, on_iteration)
+    }
+
+    /// As [`Searcher::search_reporting`], choosing only among the root moves in `allowed`
+    /// (every legal move when `None`, or when none of `allowed` is legal).
+    pub fn search_among(
+        &mut self,
+        game: &Game,
+        limits: SearchLimits,
+        root_order: &[Move],
+        allowed: Option<&[Move]>,
+        on_iteration: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let started = Instant::now();
         if let Some(result) = game.result() {
             return SearchResult {
@@ -274,7 +287,18 @@ impl Searcher {
         }
 
         let root = *game.position();
-        let legal = game.legal_moves();
+        let mut legal = game.legal_moves();
+        if let Some(allowed) = allowed
+            && legal.iter().any(|m| allowed.contains(&m))
+        {
+            let mut kept = MoveList::new();
+            for m in &legal {
+                if allowed.contains(&m) {
+                    kept.push(m);
+                }
+            }
+            legal = kept;
+        }
         let mut moves: Vec<Move> = root_order
             .iter()
             .copied()
@@ -524,7 +548,10 @@ impl Searcher {
         }
         if depth <= 0 || ply >= MAX_PLY {
             let h = evaluate_with(pos, &self.weights);
-            return table.map_or(h, |t| t.leaf_score(h));
+            return match (table, &self.tables) {
+                (Some(node), Some(tb)) => node.leaf_score(h, table_estimate(tb, pos).unwrap_or(h)),
+                _ => h,
+            };
         }
         // A win can be no closer than the next ply: cut when the window lies beyond it.
         let best_possible = MATE - (ply as i32 + 1) * PLY_STEP + 48;

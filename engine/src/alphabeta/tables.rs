@@ -17,10 +17,15 @@
 //!
 //! A node reached by a capture has nothing played since it, so its first move cannot repeat
 //! and its interval is the stored one narrowed by one look at its moves ([`Tables::entry`]).
-//! Where the search stops at an open node (its last ply), the node scores the mean of the
-//! heuristic evaluation and the table's estimate (the final margin [`LEAF_SHARE_TENTHS`] of
-//! the way up the interval), held inside the band ([`TableNode::leaf_score`]): the
-//! mean plays better than either alone.
+//! Where the search stops at an open node (its last ply), the node scores a mix of the
+//! heuristic evaluation and the table's estimate ([`TableNode::leaf_score`]), held inside the
+//! band. The estimate is the final margin [`LEAF_SHARE_TENTHS`] of the way up the node's
+//! entry interval: the real history since a capture is short, and the interval after an
+//! empty history predicts the game better than the one for every history.
+//!
+//! Above the search, the alpha-beta player proves the results of the root's moves with the
+//! game's real history when the root is in the tables ([`crate::egtb::Prover`]) and
+//! searches only the moves with the best proven result.
 
 use super::eval::SEED;
 use crate::egtb::Tables;
@@ -41,10 +46,15 @@ pub fn table_score(margin: i32) -> i32 {
 }
 
 /// Where between the ends of a cycle-dependent interval a search that stops at the node
-/// places its value, in tenths from the low end: chosen by matches of `alphabeta:depth=8`
-/// with the tables up to 16 seeds against it without them, where 3 tenths did best, the
-/// middle nearly as well and either end worse (see the README's endgame-table section).
+/// places the table's estimate, in tenths from the low end: chosen by matches of
+/// `alphabeta:depth=8` with the tables up to 16 seeds against it without them, where 3
+/// tenths did best and 1, 2, 4 and 5 worse (see the README's endgame-table section).
 pub const LEAF_SHARE_TENTHS: i32 = 3;
+
+/// The weight of the table's estimate in the score of a node where the search stops, in
+/// tenths (the heuristic evaluation has the rest): chosen by the same matches, where 4 tenths
+/// did best and 2, 3, 5 and 6 worse.
+pub const LEAF_TABLE_TENTHS: i32 = 4;
 
 /// What the tables say of a search node, as scores for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,33 +63,30 @@ pub struct TableNode {
     pub floor: i32,
     /// The highest.
     pub ceiling: i32,
-    /// The final margin [`LEAF_SHARE_TENTHS`] of the way up the table's interval, in
-    /// heuristic units (100 a seed), for the side to move.
-    pub estimate: i32,
 }
 
 impl TableNode {
-    /// The score of the node where the search stops at it: the mean of the heuristic
-    /// evaluation `heuristic` and the table's estimate, held inside `floor..=ceiling`.
-    /// Both matter: the estimate alone plays worse than the heuristic alone, the mean better
-    /// than either (see the README's endgame-table section).
+    /// The score of the node where the search stops at it: the heuristic evaluation
+    /// `heuristic` and the table's `estimate` ([`table_estimate`]), weighted
+    /// [`LEAF_TABLE_TENTHS`] to the estimate, held inside `floor..=ceiling`. Both matter: the
+    /// estimate alone plays worse than the heuristic alone, the mix better than either (see
+    /// the README's endgame-table section).
     #[inline]
-    pub fn leaf_score(&self, heuristic: i32) -> i32 {
-        ((heuristic + self.estimate) / 2).clamp(self.floor, self.ceiling)
+    pub fn leaf_score(&self, heuristic: i32, estimate: i32) -> i32 {
+        ((heuristic * (10 - LEAF_TABLE_TENTHS) + estimate * LEAF_TABLE_TENTHS) / 10)
+            .clamp(self.floor, self.ceiling)
     }
 }
 
 /// What the tables say of `pos` when the search is for `side`, or `None` when the board is
 /// not covered: `floor == ceiling` for a settled result, otherwise the range its search is
-/// held to (see the module docs), with the estimate a search uses where it stops. `fresh`
-/// when nothing was played since the last capture, which narrows the interval
-/// ([`Tables::entry`]).
+/// held to (see the module docs). `fresh` when nothing was played since the last capture,
+/// which narrows the interval ([`Tables::entry`]).
 #[inline]
 pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> Option<TableNode> {
     let (lo, hi) = tables.probe_with(pos, fresh)?.margins();
-    let mine = pos.to_move() == side;
-    let estimate = SEED * (lo + (hi - lo) * LEAF_SHARE_TENTHS / 10);
     // Margins for `side`.
+    let mine = pos.to_move() == side;
     let (lo, hi) = if mine { (lo, hi) } else { (-hi, -lo) };
     let (floor, ceiling) = if lo > 0 || hi < 0 || (lo == 0 && hi == 0) {
         let s = table_score(lo);
@@ -94,11 +101,19 @@ pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> O
     } else {
         (-ceiling, -floor)
     };
-    Some(TableNode {
-        floor,
-        ceiling,
-        estimate,
-    })
+    Some(TableNode { floor, ceiling })
+}
+
+/// The table's estimate of `pos` for its side to move, in heuristic units (100 a seed), where
+/// a search stops at it: the final margin [`LEAF_SHARE_TENTHS`] of the way up its **entry**
+/// interval, the one after an empty history ([`Tables::entry`]). Only an estimate: the
+/// node's real history may differ, which is why its score stays inside the band of its
+/// stored interval. The entry interval estimates better than the stored one (see the
+/// README's endgame-table section). `None` when the board is not covered.
+#[inline]
+pub fn table_estimate(tables: &Tables, pos: &Position) -> Option<i32> {
+    let (lo, hi) = tables.probe_with(pos, true)?.margins();
+    Some(SEED * (lo + (hi - lo) * LEAF_SHARE_TENTHS / 10))
 }
 
 #[cfg(test)]

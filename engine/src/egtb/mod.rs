@@ -73,6 +73,7 @@ mod file;
 mod index;
 mod judge;
 mod probe;
+mod prove;
 mod scc;
 mod solve;
 mod successors;
@@ -88,6 +89,7 @@ pub use file::{
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{Verdict, judge};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
+pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves};
 pub use solve::{SolveEvent, SolveStats, entry_bounds, solve_table};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};

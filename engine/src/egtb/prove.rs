@@ -1,0 +1,442 @@
+//! Proofs with the real history: what the side to move can force in a table position, given
+//! the positions played since the last capture.
+//!
+//! A table interval holds for every history, so where it is cycle-dependent it cannot say
+//! what a real game's position is worth. The [`Prover`] answers the question the game asks
+//! — can the side to move secure at least `t` of the board's seeds, after *this* history? —
+//! by a depth-first search of the real game: every repetition ends the game exactly as
+//! [`crate::adjudicate`] does (each side takes its row), a position without a move likewise,
+//! and a node stops being searched as soon as its stored interval (or, right after a capture,
+//! its entry interval) settles the question. The search is bounded by a depth and a number of
+//! nodes; what it cannot settle within them is [`Proof::Unknown`], never a guess. Positions
+//! right after a capture have an empty history, so their answers hold for every path that
+//! reaches them and are kept from one proof to the next.
+//!
+//! The answer is a number of board seeds, so it ignores the captured totals: the 25-seed
+//! ending changes a final count but never a result (see the module docs of
+//! [`super`]), and a question asked at a result's threshold keeps its answer. The ply limit
+//! is respected by the caller bounding the depth.
+
+use super::index::rank_from;
+use super::probe::Tables;
+use crate::game::Game;
+use crate::moves::Move;
+use crate::position::{Position, WINNING_CAPTURE};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The answer of a bounded proof.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proof {
+    /// Proven: the side to move secures at least the threshold.
+    Yes,
+    /// Proven: it does not.
+    No,
+    /// Not settled within the depth or the node budget.
+    Unknown,
+}
+
+impl Proof {
+    /// The answer for the other side of the same question.
+    #[inline]
+    pub fn negate(self) -> Proof {
+        match self {
+            Proof::Yes => Proof::No,
+            Proof::No => Proof::Yes,
+            Proof::Unknown => Proof::Unknown,
+        }
+    }
+}
+
+/// What bounded proofs say of one move of a game's position, for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveProof {
+    /// The move.
+    pub mv: Move,
+    /// Whether it wins with best play.
+    pub win: Proof,
+    /// Whether it at least draws with best play.
+    pub draw: Proof,
+}
+
+/// The deepest proof, in plies.
+pub const PROOF_DEPTH: u32 = 64;
+
+/// Entries kept for positions right after a capture before the store is emptied.
+const CACHE_LIMIT: usize = 1 << 20;
+
+/// What is known of a position right after a capture, for one threshold.
+#[derive(Clone, Copy, Debug)]
+enum Known {
+    /// Settled.
+    Proven(bool),
+    /// Not settled by a search of this depth with the budget to spare.
+    OpenAt(u32),
+    /// A whole proof with this node budget gave up.
+    GaveUp(u64),
+}
+
+/// A bounded prover over endgame tables (see the module docs).
+#[derive(Debug)]
+pub struct Prover {
+    tables: Arc<Tables>,
+    /// Keys since the last capture: the game's, then the search path's.
+    keys: Vec<u128>,
+    /// Where the current history starts in `keys` (a capture on the path moves it up).
+    base: usize,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    exhausted: bool,
+    known: HashMap<(u8, u64, u8), Known>,
+}
+
+impl Prover {
+    /// A prover over `tables`, with nothing known yet.
+    pub fn new(tables: Arc<Tables>) -> Prover {
+        Prover {
+            tables,
+            keys: Vec::with_capacity(256),
+            base: 0,
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            exhausted: false,
+            known: HashMap::new(),
+        }
+    }
+
+    /// Nodes visited by the last [`Prover::secures`] call.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the side to move in `pos` secures at least `t` of the board's seeds with best
+    /// play of both sides, when `seen` holds the keys of the positions since the last capture
+    /// (the current one included; empty or just `pos` right after a capture). Searches
+    /// iteratively deeper up to `max_depth` plies, within `node_limit` nodes and before
+    /// `deadline`. `Unknown` also when the board is not covered by the tables.
+    pub fn secures(
+        &mut self,
+        pos: &Position,
+        seen: &[u128],
+        t: i32,
+        max_depth: u32,
+        node_limit: u64,
+        deadline: Option<Instant>,
+    ) -> Proof {
+        self.nodes = 0;
+        self.node_limit = node_limit;
+        self.deadline = deadline;
+        self.exhausted = false;
+        let fresh = seen.len() <= 1;
+        let n: u8 = pos.board().iter().sum();
+        let slot = (
+            n,
+            rank_from(pos.board(), pos.to_move().row_start()),
+            t.clamp(0, 255) as u8,
+        );
+        if fresh {
+            match self.known.get(&slot) {
+                Some(Known::Proven(yes)) => return if *yes { Proof::Yes } else { Proof::No },
+                Some(Known::GaveUp(b)) if *b >= node_limit => return Proof::Unknown,
+                _ => {}
+            }
+        }
+        let mut depth = 1;
+        loop {
+            self.keys.clear();
+            self.keys.extend_from_slice(seen);
+            if self.keys.last() != Some(&pos.key()) {
+                self.keys.push(pos.key());
+            }
+            self.base = 0;
+            let p = self.node(pos, fresh, t, depth);
+            if p == Proof::Unknown && self.exhausted && fresh {
+                self.remember(slot, Known::GaveUp(node_limit));
+            }
+            if p != Proof::Unknown || self.exhausted || depth >= max_depth {
+                return p;
+            }
+            depth = (depth + 2).min(max_depth);
+        }
+    }
+
+    /// One node: `pos` is the last entry of `keys` (pushed by the caller).
+    fn node(&mut self, pos: &Position, fresh: bool, t: i32, depth: u32) -> Proof {
+        let n: i32 = pos.board().iter().map(|&x| x as i32).sum();
+        if t <= 0 {
+            return Proof::Yes;
+        }
+        if t > n {
+            return Proof::No;
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            // The game ends; each side takes its row.
+            return if pos.row_seeds(pos.to_move()) as i32 >= t {
+                Proof::Yes
+            } else {
+                Proof::No
+            };
+        }
+        let bounds = if fresh {
+            self.tables.entry(pos)
+        } else {
+            self.tables.bounds(pos)
+        };
+        let Some(b) = bounds else {
+            return Proof::Unknown;
+        };
+        if b.lo as i32 >= t {
+            return Proof::Yes;
+        }
+        if (b.hi as i32) < t {
+            return Proof::No;
+        }
+        let slot = (
+            n as u8,
+            rank_from(pos.board(), pos.to_move().row_start()),
+            t as u8,
+        );
+        if fresh {
+            match self.known.get(&slot) {
+                Some(Known::Proven(yes)) => return if *yes { Proof::Yes } else { Proof::No },
+                Some(Known::OpenAt(d)) if *d >= depth => return Proof::Unknown,
+                _ => {}
+            }
+        }
+        if depth == 0 {
+            return Proof::Unknown;
+        }
+        self.nodes += 1;
+        if self.nodes >= self.node_limit
+            || (self.nodes & 1023 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.exhausted = true;
+        }
+        if self.exhausted {
+            return Proof::Unknown;
+        }
+
+        // Each move is settled at once where it can be (a repetition, a child's interval),
+        // and searched otherwise, the children likeliest to fail for their mover first.
+        let child_t = n - t + 1;
+        let mut open: [(i32, Position, bool); 6] = [(0, *pos, false); 6];
+        let mut k = 0;
+        for mv in &moves {
+            let mut child = *pos;
+            let captured = child.play_unchecked(mv).captured > 0;
+            if !captured && self.keys[self.base..].contains(&child.key()) {
+                // A repetition: the game ends with each side taking its row.
+                if child.row_seeds(pos.to_move()) as i32 >= t {
+                    return self.settle(fresh, slot, true);
+                }
+                continue;
+            }
+            let cb = if captured {
+                self.tables.entry(&child)
+            } else {
+                self.tables.bounds(&child)
+            };
+            let Some(cb) = cb else {
+                open[k] = (i32::MAX, child, captured);
+                k += 1;
+                continue;
+            };
+            if (cb.hi as i32) < child_t {
+                return self.settle(fresh, slot, true);
+            }
+            if cb.lo as i32 >= child_t {
+                // The opponent secures its threshold here whatever follows: the move fails.
+                continue;
+            }
+            open[k] = (cb.hi as i32 + cb.lo as i32, child, captured);
+            k += 1;
+        }
+        open[..k].sort_by_key(|c| c.0);
+        let mut unknown = false;
+        for &(_, child, captured) in &open[..k] {
+            let saved_base = self.base;
+            if captured {
+                self.base = self.keys.len();
+            }
+            self.keys.push(child.key());
+            let r = self.node(&child, captured, child_t, depth - 1).negate();
+            self.keys.pop();
+            self.base = saved_base;
+            match r {
+                Proof::Yes => return self.settle(fresh, slot, true),
+                Proof::Unknown => unknown = true,
+                Proof::No => {}
+            }
+            if self.exhausted {
+                return Proof::Unknown;
+            }
+        }
+        if unknown {
+            if fresh && !self.exhausted {
+                self.remember(slot, Known::OpenAt(depth));
+            }
+            Proof::Unknown
+        } else {
+            self.settle(fresh, slot, false)
+        }
+    }
+
+    /// A settled answer, kept when the node has an empty history.
+    #[inline]
+    fn settle(&mut self, fresh: bool, slot: (u8, u64, u8), yes: bool) -> Proof {
+        if fresh {
+            self.remember(slot, Known::Proven(yes));
+        }
+        if yes { Proof::Yes } else { Proof::No }
+    }
+
+    /// Every legal move of the game's position with what proofs within `node_limit` nodes in
+    /// all (and before `deadline`) say of its result, using the game's real history. `None`
+    /// when the game is over or its board is not in the tables. Proofs stop short of the
+    /// game's ply limit, so an answer never depends on it.
+    pub fn moves(
+        &mut self,
+        game: &Game,
+        max_depth: u32,
+        node_limit: u64,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<MoveProof>> {
+        if game.is_over() {
+            return None;
+        }
+        let pos = *game.position();
+        self.tables.bounds(&pos)?;
+        let me = pos.to_move();
+        let n: i32 = pos.board().iter().map(|&x| x as i32).sum();
+        let mine = pos.captured()[me.index()] as i32;
+        // Board seeds the mover needs: more than half of all seeds wins, half draws.
+        let need_win = WINNING_CAPTURE as i32 - mine;
+        let need_draw = need_win - 1;
+        let plies_left = game.max_plies().saturating_sub(game.ply() + 2);
+        let max_depth = max_depth.min(plies_left);
+        let seen = game.seen_since_capture();
+        let mut spent = 0u64;
+        let mut out: Vec<MoveProof> = Vec::with_capacity(6);
+        let mut child_seen: Vec<u128> = Vec::with_capacity(seen.len() + 1);
+        for need in [need_win, need_draw] {
+            for (i, mv) in game.legal_moves().iter().enumerate() {
+                if need == need_draw && out[i].win == Proof::Yes {
+                    out[i].draw = Proof::Yes;
+                    continue;
+                }
+                let mut child = pos;
+                let captured = child.play_unchecked(mv).captured > 0;
+                let p = if !captured && seen.contains(&child.key()) {
+                    // The move repeats: the game ends with each side taking its row.
+                    if child.row_seeds(me) as i32 >= need {
+                        Proof::Yes
+                    } else {
+                        Proof::No
+                    }
+                } else {
+                    child_seen.clear();
+                    if !captured {
+                        child_seen.extend_from_slice(seen);
+                    }
+                    child_seen.push(child.key());
+                    let left = node_limit.saturating_sub(spent);
+                    if left == 0 {
+                        Proof::Unknown
+                    } else {
+                        let r = self
+                            .secures(&child, &child_seen, n - need + 1, max_depth, left, deadline)
+                            .negate();
+                        spent += self.nodes;
+                        r
+                    }
+                };
+                if need == need_win {
+                    out.push(MoveProof {
+                        mv,
+                        win: p,
+                        draw: if p == Proof::Yes {
+                            Proof::Yes
+                        } else {
+                            Proof::Unknown
+                        },
+                    });
+                } else {
+                    out[i].draw = p;
+                    if p == Proof::No {
+                        out[i].win = Proof::No;
+                    }
+                }
+            }
+            if out.iter().any(|m| m.win == Proof::Yes) {
+                break;
+            }
+        }
+        self.nodes = spent;
+        Some(out)
+    }
+
+    fn remember(&mut self, slot: (u8, u64, u8), k: Known) {
+        if self.known.len() >= CACHE_LIMIT {
+            self.known.clear();
+        }
+        self.known.insert(slot, k);
+    }
+}
+
+/// The moves worth playing after proofs: those proven to win, if any; otherwise those proven
+/// to draw at least, if any; otherwise those not proven to lose, if any; otherwise all.
+pub fn kept_moves(proofs: &[MoveProof]) -> Vec<Move> {
+    let pick = |f: &dyn Fn(&MoveProof) -> bool| -> Vec<Move> {
+        proofs.iter().filter(|p| f(p)).map(|p| p.mv).collect()
+    };
+    for keep in [
+        pick(&|p| p.win == Proof::Yes),
+        pick(&|p| p.draw == Proof::Yes),
+        pick(&|p| p.draw != Proof::No),
+    ] {
+        if !keep.is_empty() {
+            return keep;
+        }
+    }
+    pick(&|_| true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::side::Side;
+
+    fn proof(h: usize, win: Proof, draw: Proof) -> MoveProof {
+        MoveProof {
+            mv: Move::from_relative(Side::South, h),
+            win,
+            draw,
+        }
+    }
+
+    #[test]
+    fn the_best_proven_result_decides_the_moves_kept() {
+        use Proof::{No, Unknown, Yes};
+        let houses =
+            |p: &[MoveProof]| -> Vec<usize> { kept_moves(p).iter().map(|m| m.house()).collect() };
+        let mixed = [
+            proof(0, No, No),
+            proof(1, Unknown, Yes),
+            proof(2, Yes, Yes),
+            proof(3, Unknown, Unknown),
+        ];
+        assert_eq!(houses(&mixed), vec![2]);
+        assert_eq!(houses(&mixed[..2]), vec![1]);
+        assert_eq!(houses(&[mixed[0], mixed[3]]), vec![3]);
+        // Every move lost: all are kept, for the search to choose the best defence.
+        assert_eq!(houses(&[mixed[0], proof(4, No, No)]), vec![0, 4]);
+        // Nothing settled: nothing is ruled out.
+        assert_eq!(houses(&[mixed[3], proof(5, Unknown, Unknown)]), vec![3, 5]);
+        assert_eq!(Yes.negate(), No);
+        assert_eq!(Unknown.negate(), Unknown);
+    }
+}
