@@ -277,7 +277,7 @@ fn selfplay_and_training_use_the_tables() {
         "--model",
         "fresh",
         "--games",
-        "12",
+        "48",
         "--out",
         out.to_str().expect("utf-8"),
         "--config",
@@ -286,7 +286,10 @@ fn selfplay_and_training_use_the_tables() {
         &egtb,
         "--json",
     ]));
-    assert_eq!(summary["games"], 12);
+    assert_eq!(summary["games"], 48);
+    // The fresh network's weights are not seeded, so the games differ from run to run: 48
+    // games make "none reaches an exact table value" (seen once in about 15 runs of 12 games)
+    // vanishingly rare.
     let table_games = summary["table_games"].as_u64().expect("table_games");
     assert!(
         table_games > 0,
@@ -296,7 +299,7 @@ fn selfplay_and_training_use_the_tables() {
     assert!(summary["rescored"].as_u64().is_some());
     // The records keep the ordinary format: every line replays, with a real ending.
     let games = std::fs::read_to_string(out.join("games.txt")).expect("games.txt");
-    assert_eq!(games.lines().count(), 12);
+    assert_eq!(games.lines().count(), 48);
     for line in games.lines() {
         let (_, result) = line.split_once('\t').expect("a result");
         let reason = result.split(' ').nth(1).expect("a reason");

@@ -62,7 +62,9 @@
 //! depend on the history (tests reach both ends with sampled histories).
 //!
 //! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
-//! move back to a position seen since the last capture is exact.
+//! move back to a position seen since the last capture is exact. [`Prover`] goes further: it
+//! proves, within a node budget, what the side to move can force after the game's real
+//! history, by a search of the real game that the intervals cut short.
 
 mod bits;
 mod bounds;

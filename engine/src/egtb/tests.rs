@@ -444,31 +444,13 @@ fn every_proof_agrees_with_the_real_game() {
     let mut rng = SmallRng::seed_from_u64(11);
     let mut with_history = 0;
     for _ in 0..400 {
-        let n = rng.random_range(2..=SOLVED_BY_BRUTE_FORCE);
-        let i = rng.random_range(0..table_len(n as usize));
-        let board = unrank(i, n as usize).expect("in range");
-        let Some((start, houses)) = random_history(&board, n, &mut rng) else {
+        let Some((start, houses, game)) =
+            sampled_game(&mut rng, |n, rng| 25 - rng.random_range(1..=n))
+        else {
             continue;
         };
-        let t = rng.random_range(1..=n);
-        let mine = 25 - t;
-        let theirs = 48 - n - mine;
-        let captured = if houses.len().is_multiple_of(2) {
-            [mine, theirs]
-        } else {
-            [theirs, mine]
-        };
-        let mut game = Game::from_position(
-            Position::from_parts(start, captured, Side::South).expect("valid"),
-            u32::MAX,
-        );
-        for &h in &houses {
-            game.play(Move::from_relative(game.to_move(), h))
-                .expect("legal");
-        }
-        if game.is_over() {
-            continue;
-        }
+        let n: u8 = game.position().board().iter().sum();
+        let t = 25 - game.position().captured()[game.to_move().index()];
         let p = prover.secures(
             game.position(),
             game.seen_since_capture(),
@@ -501,30 +483,12 @@ fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
     let mut player = AlphaBetaPlayer::new(Some(2), None, 9).with_tables(tb);
     let (mut tried, mut open) = (0, 0);
     while tried < 300 {
-        let n = rng.random_range(2..=SOLVED_BY_BRUTE_FORCE);
-        let i = rng.random_range(0..table_len(n as usize));
-        let board = unrank(i, n as usize).expect("in range");
-        let Some((start, houses)) = random_history(&board, n, &mut rng) else {
+        let Some((start, houses, game)) =
+            sampled_game(&mut rng, |n, rng| rng.random_range(24 - n..=24))
+        else {
             continue;
         };
-        let mover_total = rng.random_range(24 - n..=24);
-        let other = 48 - n - mover_total;
-        let captured = if houses.len().is_multiple_of(2) {
-            [mover_total, other]
-        } else {
-            [other, mover_total]
-        };
-        let mut game = Game::from_position(
-            Position::from_parts(start, captured, Side::South).expect("valid"),
-            u32::MAX,
-        );
-        for &h in &houses {
-            game.play(Move::from_relative(game.to_move(), h))
-                .expect("legal");
-        }
-        if game.is_over() {
-            continue;
-        }
+        let captured = game.position().captured();
         tried += 1;
         open += !tb_exact(&game) as u32;
         let best = solver.outcome(&game);
@@ -550,4 +514,33 @@ fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
 /// Whether the stored interval of the game's position is exact.
 fn tb_exact(game: &Game) -> bool {
     set().bounds(game.position()).expect("covered").is_exact()
+}
+
+/// A live game in a random table position of 2 to [`SOLVED_BY_BRUTE_FORCE`] seeds, reached by
+/// a sampled history of quiet moves from its start (returned with the houses played), where
+/// the side to move then holds `mover_total(n, rng)` captured seeds and the other the rest.
+fn sampled_game(
+    rng: &mut SmallRng,
+    mover_total: impl Fn(u8, &mut SmallRng) -> u8,
+) -> Option<([u8; 12], Vec<usize>, Game)> {
+    let n = rng.random_range(2..=SOLVED_BY_BRUTE_FORCE);
+    let i = rng.random_range(0..table_len(n as usize));
+    let board = unrank(i, n as usize).expect("in range");
+    let (start, houses) = random_history(&board, n, rng)?;
+    let mine = mover_total(n, rng);
+    let theirs = 48 - n - mine;
+    let captured = if houses.len().is_multiple_of(2) {
+        [mine, theirs]
+    } else {
+        [theirs, mine]
+    };
+    let mut game = Game::from_position(
+        Position::from_parts(start, captured, Side::South).expect("valid"),
+        u32::MAX,
+    );
+    for &h in &houses {
+        game.play(Move::from_relative(game.to_move(), h))
+            .expect("legal");
+    }
+    (!game.is_over()).then_some((start, houses, game))
 }
