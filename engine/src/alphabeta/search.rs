@@ -287,18 +287,7 @@ impl Searcher {
         }
 
         let root = *game.position();
-        let mut legal = game.legal_moves();
-        if let Some(allowed) = allowed
-            && legal.iter().any(|m| allowed.contains(&m))
-        {
-            let mut kept = MoveList::new();
-            for m in &legal {
-                if allowed.contains(&m) {
-                    kept.push(m);
-                }
-            }
-            legal = kept;
-        }
+        let legal = game.legal_moves();
         let mut moves: Vec<Move> = root_order
             .iter()
             .copied()
@@ -308,6 +297,11 @@ impl Searcher {
             if !moves.contains(&m) {
                 moves.push(m);
             }
+        }
+        if let Some(allowed) = allowed
+            && moves.iter().any(|m| allowed.contains(m))
+        {
+            moves.retain(|m| allowed.contains(m));
         }
         // Captures first at the first iteration (stable, so the given order breaks ties).
         moves.sort_by_key(|m| {
@@ -549,6 +543,8 @@ impl Searcher {
         if depth <= 0 || ply >= MAX_PLY {
             let h = evaluate_with(pos, &self.weights);
             return match (table, &self.tables) {
+                // A table node's board is covered, so the estimate always exists; the
+                // heuristic stands in only to avoid a panic in the search.
                 (Some(node), Some(tb)) => node.leaf_score(h, table_estimate(tb, pos).unwrap_or(h)),
                 _ => h,
             };

@@ -60,6 +60,17 @@ pub struct MoveProof {
     pub draw: Proof,
 }
 
+/// What one proof of a root move may spend.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    /// Nodes left of the root's budget.
+    nodes: u64,
+    /// The deepest it may go, in plies.
+    depth: u32,
+    /// When it must stop.
+    deadline: Option<Instant>,
+}
+
 /// The deepest proof, in plies.
 pub const PROOF_DEPTH: u32 = 64;
 
@@ -85,6 +96,7 @@ pub struct Prover {
     keys: Vec<u128>,
     /// Where the current history starts in `keys` (a capture on the path moves it up).
     base: usize,
+    /// Nodes visited by the current proof.
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -105,11 +117,6 @@ impl Prover {
             exhausted: false,
             known: HashMap::new(),
         }
-    }
-
-    /// Nodes visited by the last [`Prover::secures`] call.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     /// Whether the side to move in `pos` secures at least `t` of the board's seeds with best
@@ -310,9 +317,7 @@ impl Prover {
         }
         let pos = *game.position();
         self.tables.bounds(&pos)?;
-        let me = pos.to_move();
-        let n: i32 = pos.board().iter().map(|&x| x as i32).sum();
-        let mine = pos.captured()[me.index()] as i32;
+        let mine = pos.captured()[pos.to_move().index()] as i32;
         // Board seeds the mover needs: more than half of all seeds wins, half draws.
         let need_win = WINNING_CAPTURE as i32 - mine;
         let need_draw = need_win - 1;
@@ -321,62 +326,72 @@ impl Prover {
         let seen = game.seen_since_capture();
         let mut spent = 0u64;
         let mut out: Vec<MoveProof> = Vec::with_capacity(6);
-        let mut child_seen: Vec<u128> = Vec::with_capacity(seen.len() + 1);
-        for need in [need_win, need_draw] {
-            for (i, mv) in game.legal_moves().iter().enumerate() {
-                if need == need_draw && out[i].win == Proof::Yes {
-                    out[i].draw = Proof::Yes;
-                    continue;
+        let budget = |spent: u64| Budget {
+            nodes: node_limit.saturating_sub(spent),
+            depth: max_depth,
+            deadline,
+        };
+        for mv in &game.legal_moves() {
+            let win = self.move_secures(&pos, seen, mv, need_win, budget(spent));
+            spent += self.nodes;
+            let draw = if win == Proof::Yes {
+                Proof::Yes
+            } else {
+                Proof::Unknown
+            };
+            out.push(MoveProof { mv, win, draw });
+        }
+        // A proven win decides the move; otherwise ask whether each move at least draws.
+        if !out.iter().any(|m| m.win == Proof::Yes) {
+            for m in &mut out {
+                m.draw = self.move_secures(&pos, seen, m.mv, need_draw, budget(spent));
+                spent += self.nodes;
+                if m.draw == Proof::No {
+                    m.win = Proof::No;
                 }
-                let mut child = pos;
-                let captured = child.play_unchecked(mv).captured > 0;
-                let p = if !captured && seen.contains(&child.key()) {
-                    // The move repeats: the game ends with each side taking its row.
-                    if child.row_seeds(me) as i32 >= need {
-                        Proof::Yes
-                    } else {
-                        Proof::No
-                    }
-                } else {
-                    child_seen.clear();
-                    if !captured {
-                        child_seen.extend_from_slice(seen);
-                    }
-                    child_seen.push(child.key());
-                    let left = node_limit.saturating_sub(spent);
-                    if left == 0 {
-                        Proof::Unknown
-                    } else {
-                        let r = self
-                            .secures(&child, &child_seen, n - need + 1, max_depth, left, deadline)
-                            .negate();
-                        spent += self.nodes;
-                        r
-                    }
-                };
-                if need == need_win {
-                    out.push(MoveProof {
-                        mv,
-                        win: p,
-                        draw: if p == Proof::Yes {
-                            Proof::Yes
-                        } else {
-                            Proof::Unknown
-                        },
-                    });
-                } else {
-                    out[i].draw = p;
-                    if p == Proof::No {
-                        out[i].win = Proof::No;
-                    }
-                }
-            }
-            if out.iter().any(|m| m.win == Proof::Yes) {
-                break;
             }
         }
-        self.nodes = spent;
         Some(out)
+    }
+
+    /// Whether the mover of `pos` (whose history since the last capture is `seen`) secures
+    /// `need` of its board seeds by playing `mv`: exact for a repetition, otherwise a proof of
+    /// the child within `budget`. Leaves the nodes it visited in `self.nodes`.
+    fn move_secures(
+        &mut self,
+        pos: &Position,
+        seen: &[u128],
+        mv: Move,
+        need: i32,
+        budget: Budget,
+    ) -> Proof {
+        self.nodes = 0;
+        let mut child = *pos;
+        let captured = child.play_unchecked(mv).captured > 0;
+        if !captured && seen.contains(&child.key()) {
+            // The move repeats: the game ends with each side taking its row.
+            return if child.row_seeds(pos.to_move()) as i32 >= need {
+                Proof::Yes
+            } else {
+                Proof::No
+            };
+        }
+        if budget.nodes == 0 {
+            return Proof::Unknown;
+        }
+        // After a capture the child's history is itself alone.
+        let mut child_seen: Vec<u128> = if captured { Vec::new() } else { seen.to_vec() };
+        child_seen.push(child.key());
+        let n: i32 = pos.board().iter().map(|&x| x as i32).sum();
+        self.secures(
+            &child,
+            &child_seen,
+            n - need + 1,
+            budget.depth,
+            budget.nodes,
+            budget.deadline,
+        )
+        .negate()
     }
 
     fn remember(&mut self, slot: (u8, u64, u8), k: Known) {
