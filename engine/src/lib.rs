@@ -7,11 +7,9 @@
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
 pub mod alphabeta;
-pub mod arena;
 pub mod atomic;
 pub mod checksum;
 pub mod egtb;
-pub mod elo;
 mod evaluator;
 mod game;
 pub mod limits;
@@ -23,14 +21,10 @@ mod perft;
 mod player;
 mod playout;
 mod position;
-pub mod protocol;
-pub mod ratings;
 pub mod record;
 mod side;
-pub mod spec;
 
 pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
-pub use elo::MatchScore;
 pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
 pub use mcts::{MctsPlayer, RolloutMctsPlayer};
@@ -42,4 +36,3 @@ pub use player::{
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, PositionError, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::{ParseSideError, Side};
-pub use spec::{PlayerSpec, SpecError};

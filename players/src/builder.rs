@@ -1,11 +1,12 @@
 //! The player builder: a spec string in, a fresh [`Player`] per game out, loading a network once.
 
 use anyhow::Context;
-use oware_engine::arena::{Contestant, NetworkSide, PlayerFactory};
+use oware_arena::{Contestant, NetworkSide, PlayerFactory};
 use oware_engine::egtb::{TableEvaluator, Tables};
 use oware_engine::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
-use oware_engine::spec::{MctsEvaluator, MctsSpec};
-use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, PlayerSpec, RandomPlayer};
+use crate::spec::{MctsEvaluator, MctsSpec};
+use crate::spec::PlayerSpec;
+use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer};
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
 use std::path::Path;
 use std::sync::Arc;
@@ -192,7 +193,7 @@ impl PlayerBuilder {
             PlayerSpec::Mcts(m) => match &m.evaluator {
                 MctsEvaluator::Rollouts => Box::new(
                     RolloutMctsPlayer::new(
-                        m.sims.unwrap_or(oware_engine::spec::DEFAULT_MCTS_SIMS),
+                        m.sims.unwrap_or(crate::spec::DEFAULT_MCTS_SIMS),
                         // The spec's `c=` when given, else the documented default.
                         m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C),
                         seed,

@@ -120,7 +120,7 @@ mod tests {
         let spec = default_ai_spec(&runs.join("missing"));
         assert_eq!(spec, format!("mcts:model={},sims=400", dir.display()));
         // It builds into a player that moves.
-        let spec: oware_engine::spec::PlayerSpec = spec.parse().expect("a valid spec");
+        let spec: crate::spec::PlayerSpec = spec.parse().expect("a valid spec");
         let mut player = crate::build_player(&spec, 1).expect("the shipped network loads");
         let game = oware_engine::Game::new();
         let choice = player

@@ -10,11 +10,14 @@
 
 mod builder;
 mod default_ai;
+pub mod protocol;
+pub mod spec;
 
 pub use builder::{
     LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, contestant, load_network,
     load_network_with_search, load_tables, play_mcts_config,
 };
+pub use spec::{PlayerSpec, SpecError};
 pub use default_ai::{
     FALLBACK_SPEC, SHIPPED_MODEL, default_ai_spec, default_ai_spec_from, shipped_model,
 };
@@ -22,7 +25,7 @@ pub use default_ai::{
 #[cfg(test)]
 mod tests {
     use crate::{build_player, build_player_from_str};
-    use oware_engine::spec::PlayerSpec;
+    use crate::spec::PlayerSpec;
     use oware_engine::{Game, Limits};
 
     fn spec(s: &str) -> PlayerSpec {

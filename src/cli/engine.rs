@@ -1,9 +1,9 @@
 //! `oware engine [PLAYER]`: the line protocol of DESIGN §3 on stdin/stdout. The protocol itself
-//! is [`oware_engine::protocol`], shared with the tests and the fuzz targets.
+//! is [`oware_players::protocol`], shared with the tests and the fuzz targets.
 
 use anyhow::Context;
-use oware_engine::protocol::Engine;
-use oware_engine::spec::PlayerSpec;
+use oware_players::protocol::Engine;
+use oware_players::spec::PlayerSpec;
 use oware_players::{build_player, default_ai_spec};
 use std::path::Path;
 use std::process::ExitCode;

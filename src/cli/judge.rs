@@ -14,9 +14,9 @@
 
 use super::device::parse_device;
 use anyhow::Context;
-use oware_engine::arena::{MatchOptions, play_match};
+use oware_arena::{MatchOptions, play_match};
 use oware_engine::egtb::{DEFAULT_DIR, Tables, Verdict, judge};
-use oware_engine::spec::PlayerSpec;
+use oware_players::spec::PlayerSpec;
 use oware_engine::{DEFAULT_MAX_PLIES, Game, Limits};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;

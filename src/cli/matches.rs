@@ -3,7 +3,7 @@
 
 use super::device::parse_device;
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::arena::MatchOptions;
+use oware_arena::MatchOptions;
 use oware_engine::limits::MAX_THREADS;
 use oware_model::DeviceKind;
 

@@ -13,10 +13,10 @@
 
 use super::matches::MatchArgs;
 use anyhow::Context;
-use oware_engine::arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
-use oware_engine::elo::MatchScore;
+use oware_arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
+use oware_arena::elo::MatchScore;
 use oware_engine::limits::MAX_GAMES;
-use oware_engine::spec::PlayerSpec;
+use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
 use oware_trainer::progress::MatchStatus;
 use serde_json::json;
@@ -26,7 +26,7 @@ use std::time::Instant;
 
 /// Arguments of `oware pit`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = oware_engine::spec::SPEC_KEYS_HELP)]
+#[command(after_help = oware_players::spec::SPEC_KEYS_HELP)]
 pub struct Args {
     /// Player A, whose results are reported (e.g. `alphabeta:depth=6`).
     a: PlayerSpec,

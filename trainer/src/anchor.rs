@@ -2,7 +2,7 @@
 //! time per move (`ms=auto` in an `[eval] opponents` spec) and the network's Elo against a
 //! fixed anchor (`[eval] anchor`), fitted over every evaluation match of the run so far.
 //!
-//! The rating is a maximum-likelihood Bradley–Terry fit with draws ([`oware_engine::ratings`],
+//! The rating is a maximum-likelihood Bradley–Terry fit with draws ([`oware_arena::ratings`],
 //! as `oware ladder` computes it) in which every evaluated network (one per step) and every
 //! fixed opponent is a player and the anchor is 0. Each evaluation plays the anchor, and all
 //! of them play the same other opponents, so the opponents' ratings are learned from the
@@ -12,8 +12,9 @@
 //! network's time per move barely changes while its size and simulations stay the same).
 
 use crate::eval::EvalLine;
-use oware_engine::ratings::{Pairing, fit};
-use oware_engine::{Game, Limits, MatchScore, Player};
+use oware_arena::ratings::{Pairing, fit};
+use oware_arena::MatchScore;
+use oware_engine::{Game, Limits, Player};
 use std::time::{Duration, Instant};
 
 /// The option of an opponent spec that `[eval]` replaces by the network's time per move.

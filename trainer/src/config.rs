@@ -484,12 +484,12 @@ impl TrainConfig {
         for (i, spec) in e.opponents.iter().enumerate() {
             // `ms=auto` becomes a number at evaluation time; any number checks the rest.
             crate::anchor::resolve_auto_ms(spec, 1)
-                .parse::<oware_engine::PlayerSpec>()
+                .parse::<oware_players::spec::PlayerSpec>()
                 .map_err(|err| anyhow::anyhow!("eval.opponents[{i}]: {err}"))?;
         }
         if !e.anchor.is_empty() {
             e.anchor
-                .parse::<oware_engine::PlayerSpec>()
+                .parse::<oware_players::spec::PlayerSpec>()
                 .map_err(|err| anyhow::anyhow!("eval.anchor: {err}"))?;
         }
         check(

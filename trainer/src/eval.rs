@@ -5,10 +5,11 @@
 
 use crate::anchor::{AnchorElo, has_auto_ms, measure_millis_per_move, resolve_auto_ms};
 use crate::config::EvalConfig;
-use oware_engine::arena::{MatchOptions, MatchSummary, play_contest};
+use oware_arena::{MatchOptions, MatchSummary, play_contest};
 use oware_engine::mcts::MctsConfig;
-use oware_engine::spec::{MctsEvaluator, MctsSpec};
-use oware_engine::{DEFAULT_MAX_PLIES, PlayerSpec};
+use oware_players::spec::{MctsEvaluator, MctsSpec};
+use oware_engine::DEFAULT_MAX_PLIES;
+use oware_players::spec::PlayerSpec;
 use oware_model::{DeviceKind, NetEvaluator};
 use oware_players::{LoadedNetwork, PlayerBuilder, contestant, load_network_with_search};
 use serde_json::json;

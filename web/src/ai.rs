@@ -7,7 +7,7 @@
 //! kind waiting, so no client can ask for unbounded work.
 
 use anyhow::Context;
-use oware_engine::spec::{MctsEvaluator, PlayerSpec};
+use oware_players::spec::{MctsEvaluator, PlayerSpec};
 use oware_engine::{Choice, Game, Limits, Move, Side, Winner};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
@@ -69,7 +69,7 @@ pub fn label(spec: &PlayerSpec) -> String {
                 (None, Some(ms)) => format!("{ms} ms a move"),
                 (None, None) => match &m.evaluator {
                     MctsEvaluator::Rollouts => {
-                        format!("{} sims", oware_engine::spec::DEFAULT_MCTS_SIMS)
+                        format!("{} sims", oware_players::spec::DEFAULT_MCTS_SIMS)
                     }
                     MctsEvaluator::Model(_) => "its trained sims".to_string(),
                 },

@@ -2,7 +2,7 @@
 //! first against each other one) plays a match on the shared match runner (the one `oware pit`
 //! uses: paired openings, colours swapped, games in parallel); then the games give maximum
 //! likelihood Bradley–Terry ratings with draws and 95% intervals
-//! ([`oware_engine::ratings`]), anchored at one player, printed as a table (or one JSON
+//! ([`oware_arena::ratings`]), anchored at one player, printed as a table (or one JSON
 //! object) and drawn as a PNG. With `--record DIR` every finished game is kept (see
 //! [`record`]) and a ladder that was cut short resumes, playing only the missing games.
 
@@ -11,11 +11,11 @@ mod record;
 use super::matches::MatchArgs;
 use anyhow::{Context, bail};
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::arena::{mix, play_contest};
+use oware_arena::{mix, play_contest};
 use oware_engine::atomic::write_atomic;
-use oware_engine::elo::MatchScore;
-use oware_engine::ratings::{Pairing, RatingError, Ratings, fit};
-use oware_engine::spec::PlayerSpec;
+use oware_arena::elo::MatchScore;
+use oware_arena::ratings::{Pairing, RatingError, Ratings, fit};
+use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
 use oware_trainer::progress::MatchStatus;
 use oware_trainer::report::ladder::{Bar, draw};

@@ -13,7 +13,7 @@ pub mod plot;
 use crate::eval::EvalLine;
 use crate::rundir::write_atomic;
 use anyhow::{Context, bail};
-use oware_engine::elo::score_from_elo;
+use oware_arena::elo::score_from_elo;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -364,7 +364,7 @@ pub(crate) mod tests {
     /// An evaluation line of `wdl` (wins, draws, losses) at `step` and `secs` (also the
     /// anchor's tests use it).
     pub(crate) fn line(step: u64, secs: f64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
-        let score = oware_engine::elo::MatchScore::new(wdl.0, wdl.1, wdl.2);
+        let score = oware_arena::elo::MatchScore::new(wdl.0, wdl.1, wdl.2);
         EvalLine {
             step,
             elapsed_secs: secs,

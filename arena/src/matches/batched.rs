@@ -5,7 +5,7 @@
 //! per-game players choose their moves in the games where they are to move, in parallel on the
 //! match's rayon pool; finished games are handed out and their slots take the next games.
 //!
-//! The searches are those of [`crate::MctsPlayer`]: the same configuration without noise or
+//! The searches are those of [`oware_engine::MctsPlayer`]: the same configuration without noise or
 //! temperature, the same simulations, the subtree of each played move kept (with
 //! `reuse_tree`), so with the same evaluations they choose the same moves.
 
@@ -13,11 +13,11 @@ use super::{
     Contestant, GameOutcome, GameStart, MatchOptions, NetworkSide, PlayerFactory, games_in_flight,
     mix, new_player, outcome, play_move,
 };
-use crate::game::Game;
-use crate::mcts::{BatchedSearch, SlotParams};
-use crate::moves::Move;
-use crate::player::Player;
-use crate::side::Side;
+use oware_engine::Game;
+use oware_engine::mcts::{BatchedSearch, SlotParams};
+use oware_engine::Move;
+use oware_engine::Player;
+use oware_engine::Side;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::ThreadPool;
@@ -80,7 +80,7 @@ pub(super) fn play(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|payload| {
-                    Err(crate::panic::panic_message(&*payload)
+                    Err(oware_engine::panic::panic_message(&*payload)
                         .unwrap_or_else(|| "a match thread panicked".to_string()))
                 })
             })
@@ -339,10 +339,10 @@ impl<'a> Driver<'a> {
 mod tests {
     use super::super::{MatchSummary, play_contest, play_games};
     use super::*;
-    use crate::evaluator::{EvalError, Evaluation, Evaluator, uniform_policy};
-    use crate::mcts::{MctsConfig, RootAlgorithm};
-    use crate::position::Position;
-    use crate::{AlphaBetaPlayer, MctsPlayer, RandomPlayer};
+    use oware_engine::{EvalError, Evaluation, Evaluator, uniform_policy};
+    use oware_engine::mcts::{MctsConfig, RootAlgorithm};
+    use oware_engine::Position;
+    use oware_engine::{AlphaBetaPlayer, MctsPlayer, RandomPlayer};
     use std::sync::Arc;
 
     /// A deterministic evaluator that is not uniform: priors and values from the position's key.
