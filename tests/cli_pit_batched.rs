@@ -6,8 +6,8 @@
 mod common;
 
 use common::{oware, scratch, text};
-use oware_engine::mcts::{MctsConfig, RootAlgorithm};
 use oware_model::{CheckpointMeta, Device, Learner, ModelConfig, OptimConfig, save_checkpoint};
+use oware_search::mcts::{MctsConfig, RootAlgorithm};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

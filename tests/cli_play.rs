@@ -2,7 +2,8 @@
 //! every kind of illegal input, undo, hint, save and load, and games that end by 25 seeds, by
 //! no move and by repetition from loaded records.
 
-use oware_engine::{EndReason, Game, Limits, Move, PlayError, Player, RandomPlayer, Side};
+use oware_engine::{EndReason, Game, Move, PlayError, Side};
+use oware_search::{Limits, Player, RandomPlayer};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

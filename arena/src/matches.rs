@@ -4,7 +4,7 @@
 //!
 //! A side is a [`Contestant`]: a player built afresh for every game, whose moves are chosen
 //! one game at a time per thread, or a network MCTS player ([`NetworkSide`]), whose searches
-//! run through the batched driver ([`oware_engine::mcts::BatchedSearch`]) as in self-play: each
+//! run through the batched driver ([`oware_search::mcts::BatchedSearch`]) as in self-play: each
 //! thread keeps many games in flight and evaluates the leaves of all the games where that
 //! network is to move in one call per pass (module `batched`). Openings, colours, seeds and
 //! results are the same either way.
@@ -12,13 +12,13 @@
 mod batched;
 
 use crate::elo::MatchScore;
-use oware_engine::Evaluator;
-use oware_engine::{Game, GameResult};
-use oware_engine::mcts::MctsConfig;
 use oware_engine::Move;
-use oware_engine::{Limits, Player};
 use oware_engine::Position;
 use oware_engine::Side;
+use oware_engine::{Game, GameResult};
+use oware_search::Evaluator;
+use oware_search::mcts::MctsConfig;
+use oware_search::{Limits, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 pub type PlayerFactory<'a> = dyn Fn(u64) -> Result<Box<dyn Player>, String> + Sync + 'a;
 
 /// A network MCTS player whose searches a match runs batched: the evaluator and the search it
-/// plays with (as [`oware_engine::MctsPlayer`] would: noise and temperature off, `config.sims`
+/// plays with (as [`oware_search::MctsPlayer`] would: noise and temperature off, `config.sims`
 /// simulations per move, the tree kept between moves when `config.reuse_tree` is on).
 #[derive(Clone)]
 pub struct NetworkSide {
@@ -128,7 +128,11 @@ impl GameOutcome {
         } else {
             (b, a)
         };
-        oware_engine::record::format_line(self.game.moves(), Some(&self.result), Some((south, north)))
+        oware_engine::record::format_line(
+            self.game.moves(),
+            Some(&self.result),
+            Some((south, north)),
+        )
     }
 }
 
@@ -426,7 +430,7 @@ impl MatchSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::RandomPlayer;
+    use oware_search::RandomPlayer;
 
     #[test]
     fn paired_openings_and_totals() {

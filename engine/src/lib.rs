@@ -2,37 +2,27 @@
 //!
 //! The rules of Oware (Abapa), exactly as in the project's DESIGN §1, and everything built on
 //! them that needs no neural network: notation, games and their endings, perft, random playouts
-//! and the [`Evaluator`] interface that search uses.
+//! and the endgame tables.
 //!
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
-pub mod alphabeta;
 pub mod atomic;
 pub mod checksum;
 pub mod egtb;
-mod evaluator;
 mod game;
 pub mod limits;
 pub mod lines;
-pub mod mcts;
 mod moves;
 pub mod panic;
 mod perft;
-mod player;
 mod playout;
 mod position;
 pub mod record;
 mod side;
 
-pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
-pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use game::{DEFAULT_MAX_PLIES, EndReason, Game, GameError, GameResult, Winner, adjudicate};
-pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use moves::{Move, MoveList, ParseMoveError};
 pub use perft::{perft, perft_divide};
-pub use player::{
-    Choice, Limits, PROGRESS_MILLIS, Player, PlayerError, RandomPlayer, Score, SearchInfo,
-};
 pub use playout::random_playout;
 pub use position::{MoveEffect, PlayError, Position, PositionError, TOTAL_SEEDS, WINNING_CAPTURE};
 pub use side::{ParseSideError, Side};

@@ -13,8 +13,9 @@ pub const MAX_SIMS: u32 = 1_000_000;
 /// leaves gathered per tree in one evaluator call.
 pub const MAX_BATCH: u32 = 1024;
 
-/// The deepest alpha-beta search, in plies (`depth=`, `go depth N`): the search's own limit.
-pub const MAX_DEPTH: u32 = crate::alphabeta::MAX_PLY as u32;
+/// The deepest alpha-beta search, in plies (`depth=`, `go depth N`); alpha-beta sizes its
+/// per-ply arrays from it.
+pub const MAX_DEPTH: u32 = 120;
 
 /// The longest time per move, in milliseconds (`ms=`, `go ms N`): one day. Alpha-beta's memory
 /// does not grow with time (a fixed table); a timed MCTS search also stops at [`MAX_SIMS`].

@@ -7,9 +7,9 @@
 mod fuzz_support;
 
 use fuzz_support::{long_cases, mutate_text, mutations, run};
+use oware_engine::Game;
 use oware_engine::lines::{BoundedLines, Line};
 use oware_engine::record::{RecordLine, format_line};
-use oware_engine::Game;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

@@ -10,9 +10,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array1, Array2, ArrayView2};
-use oware_engine::{Evaluation, Evaluator, Position};
+use oware_engine::Position;
 use oware_model::encode::{INPUT_SIZE, encode_vec, legal_mask};
 use oware_model::{DenseLayer, Device, ModelConfig, NetEvaluator};
+use oware_search::{Evaluation, Evaluator};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -59,7 +59,7 @@ pub struct CheckpointMeta {
     /// written before this field existed (they load; their players use
     /// `MctsConfig::default()`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mcts: Option<oware_engine::mcts::MctsConfig>,
+    pub mcts: Option<oware_search::mcts::MctsConfig>,
 }
 
 /// Everything `meta.json` holds.
@@ -643,11 +643,11 @@ mod tests {
             positions: 1234,
             last_eval: serde_json::json!({"vs": "alphabeta", "score": 0.25}),
             extra: serde_json::json!({"rng": [1, 2, 3]}),
-            mcts: Some(oware_engine::mcts::MctsConfig {
+            mcts: Some(oware_search::mcts::MctsConfig {
                 sims: 77,
-                root: oware_engine::mcts::RootAlgorithm::Gumbel,
+                root: oware_search::mcts::RootAlgorithm::Gumbel,
                 c_puct: 2.5,
-                ..oware_engine::mcts::MctsConfig::default()
+                ..oware_search::mcts::MctsConfig::default()
             }),
         }
     }

@@ -5,7 +5,8 @@ use crate::encode::{INPUT_SIZE, encode_vec, legal_mask};
 use crate::net::{HEAD_OUTPUTS, MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
-use oware_engine::{EvalError, Evaluation, Evaluator, Position};
+use oware_engine::Position;
+use oware_search::{EvalError, Evaluation, Evaluator};
 
 /// Everything the network says of one position, from the mover's point of view.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -351,7 +351,7 @@ impl Learner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::Evaluator;
+    use oware_search::Evaluator;
 
     /// A fixed batch from a deterministic walk with arbitrary but learnable targets.
     pub(crate) fn fixed_batch(n: usize) -> TrainBatch {
@@ -414,7 +414,7 @@ mod tests {
             .count();
         assert!(hits >= 30, "{hits}/32 targets learnt");
         let mut out = vec![
-            oware_engine::Evaluation {
+            oware_search::Evaluation {
                 policy: [0.0; 6],
                 value: 0.0
             };

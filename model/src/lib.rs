@@ -5,7 +5,7 @@
 //! - [`encode`]: a position as [`INPUT_SIZE`] floats from the mover's point of view;
 //! - [`ModelConfig`] / [`PolicyValueNet`]: a residual MLP with a 6-logit policy head, a `tanh`
 //!   value head and an auxiliary seed-margin head;
-//! - [`NetEvaluator`]: the engine's [`oware_engine::Evaluator`], one forward pass per batch on a
+//! - [`NetEvaluator`]: the engine's [`oware_search::Evaluator`], one forward pass per batch on a
 //!   non-autodiff copy of the weights, shareable between threads;
 //! - [`InferenceService`]: one thread owning the network, evaluating the merged batches of many
 //!   callers ([`ServiceClient`]s) in one forward pass, with weights swapped between batches;

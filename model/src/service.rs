@@ -19,7 +19,8 @@
 
 use crate::evaluator::{NetEvaluator, prediction_from_row};
 use crate::net::HEAD_OUTPUTS;
-use oware_engine::{EvalError, Evaluation, Evaluator, Position};
+use oware_engine::Position;
+use oware_search::{EvalError, Evaluation, Evaluator};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender};

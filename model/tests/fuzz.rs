@@ -10,12 +10,13 @@
 mod fuzz_support;
 
 use fuzz_support::{apply, long_cases, mutate_text, mutations, run};
-use oware_engine::{Evaluation, Evaluator, Position};
+use oware_engine::Position;
 use oware_model::checkpoint::{
     CheckpointMeta, META_FILE, MODEL_FILE, OPTIMIZER_FILE, load_checkpoint, load_evaluator,
     read_checkpoint_info, save_checkpoint,
 };
 use oware_model::{DeviceKind, Learner, ModelConfig, OptimConfig, TrainBatch, device};
+use oware_search::{Evaluation, Evaluator};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;

@@ -1,13 +1,13 @@
 //! The player builder: a spec string in, a fresh [`Player`] per game out, loading a network once.
 
+use crate::spec::PlayerSpec;
+use crate::spec::{MctsEvaluator, MctsSpec};
 use anyhow::Context;
 use oware_arena::{Contestant, NetworkSide, PlayerFactory};
-use oware_engine::egtb::{TableEvaluator, Tables};
-use oware_engine::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
-use crate::spec::{MctsEvaluator, MctsSpec};
-use crate::spec::PlayerSpec;
-use oware_engine::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer};
+use oware_engine::egtb::Tables;
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
+use oware_search::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
+use oware_search::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer, TableEvaluator};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -162,7 +162,7 @@ impl PlayerBuilder {
         }
         let config = play_mcts_config(m, loaded.trained_search.as_ref())?;
         let network = Arc::clone(&loaded.evaluator);
-        let evaluator: Arc<dyn oware_engine::Evaluator + Send> = match &self.tables {
+        let evaluator: Arc<dyn oware_search::Evaluator + Send> = match &self.tables {
             Some(t) => Arc::new(TableEvaluator::new(network, t.clone())),
             None => network,
         };
@@ -195,7 +195,7 @@ impl PlayerBuilder {
                     RolloutMctsPlayer::new(
                         m.sims.unwrap_or(crate::spec::DEFAULT_MCTS_SIMS),
                         // The spec's `c=` when given, else the documented default.
-                        m.c.unwrap_or(oware_engine::mcts::DEFAULT_UCT_C),
+                        m.c.unwrap_or(oware_search::mcts::DEFAULT_UCT_C),
                         seed,
                     )
                     .with_time(m.millis.map(|ms| (ms, m.sims)))

@@ -126,9 +126,9 @@ mod tests {
         let choice = player
             .choose(
                 &game,
-                oware_engine::Limits {
+                oware_search::Limits {
                     sims: Some(16),
-                    ..oware_engine::Limits::default()
+                    ..oware_search::Limits::default()
                 },
             )
             .expect("a move");

@@ -17,16 +17,17 @@ pub use builder::{
     LoadedNetwork, PlayerBuilder, build_player, build_player_from_str, contestant, load_network,
     load_network_with_search, load_tables, play_mcts_config,
 };
-pub use spec::{PlayerSpec, SpecError};
 pub use default_ai::{
     FALLBACK_SPEC, SHIPPED_MODEL, default_ai_spec, default_ai_spec_from, shipped_model,
 };
+pub use spec::{PlayerSpec, SpecError};
 
 #[cfg(test)]
 mod tests {
-    use crate::{build_player, build_player_from_str};
     use crate::spec::PlayerSpec;
-    use oware_engine::{Game, Limits};
+    use crate::{build_player, build_player_from_str};
+    use oware_engine::Game;
+    use oware_search::Limits;
 
     fn spec(s: &str) -> PlayerSpec {
         s.parse().expect("valid spec")

@@ -4,16 +4,16 @@
 //! Commands, one per line: `newgame`, `position startpos [moves m1 m2 ...]`,
 //! `go [sims N] [depth N] [ms N]` → `bestmove m`, `isready` → `readyok`, `quit`. Before
 //! `bestmove`, `go` prints `info` lines as the search goes ([`SearchInfo`]: alpha-beta one per
-//! completed iteration, MCTS about every [`oware_engine::PROGRESS_MILLIS`] and once at the
+//! completed iteration, MCTS about every [`oware_search::PROGRESS_MILLIS`] and once at the
 //! end); a reader that ignores them sees the protocol unchanged. Bad input gets
 //! one line `error ...`; the engine keeps its last valid position and goes on. Empty lines are
 //! ignored; end of input ends the engine like `quit`. A line longer than
 //! [`MAX_LINE_BYTES`] or not UTF-8 is answered with an error and skipped.
 
-use oware_engine::{Game, GameError};
 use oware_engine::limits::{MAX_DEPTH, MAX_LINE_BYTES, MAX_MILLIS, MAX_SIMS};
 use oware_engine::lines::BoundedLines;
-use oware_engine::{Limits, Player, SearchInfo};
+use oware_engine::{Game, GameError};
+use oware_search::{Limits, Player, SearchInfo};
 use std::io::{self, BufRead, Write};
 
 /// What a line asks for.
@@ -200,7 +200,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::AlphaBetaPlayer;
+    use oware_search::AlphaBetaPlayer;
 
     fn engine() -> Engine {
         Engine::new(Box::new(AlphaBetaPlayer::new(Some(2), None, 1)))
@@ -325,17 +325,20 @@ mod tests {
         assert_eq!(got[6], "readyok");
         // MCTS (rollouts and a uniform evaluator): at least the closing report, whose count is
         // the simulations asked and whose first move is the best move.
-        let uniform = oware_engine::mcts::MctsConfig {
+        let uniform = oware_search::mcts::MctsConfig {
             sims: 50,
-            ..oware_engine::mcts::MctsConfig::default()
+            ..oware_search::mcts::MctsConfig::default()
         };
         let players: [Box<dyn Player>; 2] = [
-            Box::new(oware_engine::RolloutMctsPlayer::new(
+            Box::new(oware_search::RolloutMctsPlayer::new(
                 50,
-                oware_engine::mcts::DEFAULT_UCT_C,
+                oware_search::mcts::DEFAULT_UCT_C,
                 3,
             )),
-            Box::new(oware_engine::MctsPlayer::new(oware_engine::UniformEvaluator, uniform, 3).expect("config")),
+            Box::new(
+                oware_search::MctsPlayer::new(oware_search::UniformEvaluator, uniform, 3)
+                    .expect("config"),
+            ),
         ];
         for player in players {
             let got = session(player, "position startpos moves c F\ngo sims 300\n");

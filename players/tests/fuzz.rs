@@ -8,10 +8,11 @@
 mod fuzz_support;
 
 use fuzz_support::{long_cases, mutate_text, mutations, run};
+use oware_engine::Game;
 use oware_engine::limits::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
-use oware_engine::{Choice, Game, Limits, Player, PlayerError, RandomPlayer};
 use oware_players::protocol::Engine;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
+use oware_search::{Choice, Limits, Player, PlayerError, RandomPlayer};
 use proptest::prelude::*;
 
 /// A random player that checks what the protocol hands it: a live game and limits within

@@ -1,14 +1,15 @@
 //! A network player searches as its network was trained (the checkpoint's `[mcts]`), without
 //! self-play noise, and a spec's keys override those settings.
 
-use oware_engine::mcts::{CpuctForm, MctsConfig, RootAlgorithm};
-use oware_engine::{Game, Limits};
+use oware_engine::Game;
 use oware_model::DeviceKind;
 use oware_model::{
     CheckpointMeta, Device, Learner, ModelConfig, OptimConfig, read_checkpoint_info,
     save_checkpoint,
 };
 use oware_players::PlayerBuilder;
+use oware_search::Limits;
+use oware_search::mcts::{CpuctForm, MctsConfig, RootAlgorithm};
 use std::path::{Path, PathBuf};
 
 /// The search a (made-up) run trained with: nothing like the defaults.

@@ -4,11 +4,12 @@
 //! script (`scripts/gpu-check.sh`).
 
 use super::device::parse_device;
-use oware_engine::{Evaluation, Evaluator, Position};
+use oware_engine::Position;
 use oware_model::{
     Device, DeviceKind, InferenceService, Learner, NetEvaluator, ServiceConfig, TrainBatch,
     legal_mask,
 };
+use oware_search::{Evaluation, Evaluator};
 use oware_trainer::TrainConfig;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

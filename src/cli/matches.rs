@@ -2,8 +2,8 @@
 //! threads, seed and the device of network players, and the match they describe.
 
 use super::device::parse_device;
-use oware_engine::DEFAULT_MAX_PLIES;
 use oware_arena::MatchOptions;
+use oware_engine::DEFAULT_MAX_PLIES;
 use oware_engine::limits::MAX_THREADS;
 use oware_model::DeviceKind;
 

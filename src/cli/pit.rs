@@ -13,8 +13,8 @@
 
 use super::matches::MatchArgs;
 use anyhow::Context;
-use oware_arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
 use oware_arena::elo::MatchScore;
+use oware_arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
 use oware_engine::limits::MAX_GAMES;
 use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};

@@ -12,9 +12,10 @@
 //! network's time per move barely changes while its size and simulations stay the same).
 
 use crate::eval::EvalLine;
-use oware_arena::ratings::{Pairing, fit};
 use oware_arena::MatchScore;
-use oware_engine::{Game, Limits, Player};
+use oware_arena::ratings::{Pairing, fit};
+use oware_engine::Game;
+use oware_search::{Limits, Player};
 use std::time::{Duration, Instant};
 
 /// The option of an opponent spec that `[eval]` replaces by the network's time per move.

@@ -7,8 +7,8 @@
 //! which a test checks; `quick.toml`, `gpu.toml` and `tiny.toml` state only what they change.
 
 use anyhow::Context;
-use oware_engine::mcts::MctsConfig;
 use oware_model::{ModelConfig, OptimConfig};
+use oware_search::mcts::MctsConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -731,7 +731,7 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(c.schedule.lr, 0.01);
-        assert_eq!(c.mcts.root, oware_engine::mcts::RootAlgorithm::Gumbel);
+        assert_eq!(c.mcts.root, oware_search::mcts::RootAlgorithm::Gumbel);
         assert_eq!(c.eval.opponents, vec!["random".to_string()]);
     }
 

@@ -6,12 +6,12 @@
 use crate::anchor::{AnchorElo, has_auto_ms, measure_millis_per_move, resolve_auto_ms};
 use crate::config::EvalConfig;
 use oware_arena::{MatchOptions, MatchSummary, play_contest};
-use oware_engine::mcts::MctsConfig;
-use oware_players::spec::{MctsEvaluator, MctsSpec};
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_players::spec::PlayerSpec;
 use oware_model::{DeviceKind, NetEvaluator};
+use oware_players::spec::PlayerSpec;
+use oware_players::spec::{MctsEvaluator, MctsSpec};
 use oware_players::{LoadedNetwork, PlayerBuilder, contestant, load_network_with_search};
+use oware_search::mcts::MctsConfig;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;

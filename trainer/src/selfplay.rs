@@ -8,10 +8,11 @@ use crate::config::{SelfplayConfig, TrainConfig};
 use crate::replay::Sample;
 use crate::tablebase;
 use anyhow::Context;
-use oware_engine::egtb::{TableEvaluator, Tables};
-use oware_engine::mcts::{BatchedSearch, MctsConfig, SlotParams};
-use oware_engine::{EvalError, Evaluation, Evaluator, Game, GameResult, Move, Position, Side};
+use oware_engine::egtb::Tables;
+use oware_engine::{Game, GameResult, Move, Position, Side};
 use oware_model::NetEvaluator;
+use oware_search::mcts::{BatchedSearch, MctsConfig, SlotParams};
+use oware_search::{EvalError, Evaluation, Evaluator, TableEvaluator};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -439,7 +440,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::UniformEvaluator;
+    use oware_search::UniformEvaluator;
 
     #[test]
     fn parked_slots_are_over() {

@@ -7,10 +7,11 @@
 //! kind waiting, so no client can ask for unbounded work.
 
 use anyhow::Context;
-use oware_players::spec::{MctsEvaluator, PlayerSpec};
-use oware_engine::{Choice, Game, Limits, Move, Side, Winner};
+use oware_engine::{Game, Move, Side, Winner};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
+use oware_players::spec::{MctsEvaluator, PlayerSpec};
+use oware_search::{Choice, Limits};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::Semaphore;
@@ -230,7 +231,7 @@ pub fn analysis_job(
 }
 
 /// South's expected result in `game`: the result once over, else the player's evaluation.
-fn evaluate_for_south(player: &mut dyn oware_engine::Player, game: &Game) -> anyhow::Result<f32> {
+fn evaluate_for_south(player: &mut dyn oware_search::Player, game: &Game) -> anyhow::Result<f32> {
     if let Some(r) = game.result() {
         return Ok(match r.winner {
             Winner::Draw => 0.0,

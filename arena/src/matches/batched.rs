@@ -5,7 +5,7 @@
 //! per-game players choose their moves in the games where they are to move, in parallel on the
 //! match's rayon pool; finished games are handed out and their slots take the next games.
 //!
-//! The searches are those of [`oware_engine::MctsPlayer`]: the same configuration without noise or
+//! The searches are those of [`oware_search::MctsPlayer`]: the same configuration without noise or
 //! temperature, the same simulations, the subtree of each played move kept (with
 //! `reuse_tree`), so with the same evaluations they choose the same moves.
 
@@ -14,10 +14,10 @@ use super::{
     mix, new_player, outcome, play_move,
 };
 use oware_engine::Game;
-use oware_engine::mcts::{BatchedSearch, SlotParams};
 use oware_engine::Move;
-use oware_engine::Player;
 use oware_engine::Side;
+use oware_search::Player;
+use oware_search::mcts::{BatchedSearch, SlotParams};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::ThreadPool;
@@ -339,10 +339,10 @@ impl<'a> Driver<'a> {
 mod tests {
     use super::super::{MatchSummary, play_contest, play_games};
     use super::*;
-    use oware_engine::{EvalError, Evaluation, Evaluator, uniform_policy};
-    use oware_engine::mcts::{MctsConfig, RootAlgorithm};
     use oware_engine::Position;
-    use oware_engine::{AlphaBetaPlayer, MctsPlayer, RandomPlayer};
+    use oware_search::mcts::{MctsConfig, RootAlgorithm};
+    use oware_search::{AlphaBetaPlayer, MctsPlayer, RandomPlayer};
+    use oware_search::{EvalError, Evaluation, Evaluator, uniform_policy};
     use std::sync::Arc;
 
     /// A deterministic evaluator that is not uniform: priors and values from the position's key.

@@ -8,9 +8,15 @@
 //! least `t` of the board's seeds (25 − t captured already), it decides "value ≥ t" under the
 //! real rules, the 25-seed ending included.
 
+use super::index::{rank, table_len, unrank};
+use super::successors::{Successor, successors};
+use super::unmove;
 use crate::game::{Game, Winner};
+use crate::moves::Move;
 use crate::position::Position;
 use crate::side::Side;
+use rand::Rng;
+use rand::rngs::SmallRng;
 use std::collections::HashMap;
 
 /// Decides wins by exhaustive search, remembering positions reached by a capture (whose history
@@ -129,4 +135,85 @@ impl BruteSolver {
         }
         lo
     }
+}
+
+/// A position from South's side: South's houses a..f, North's A..F, South to move, the
+/// captured seeds split as evenly as the board allows.
+pub fn south_to_move(board: [u8; 12]) -> Position {
+    let n: u8 = board.iter().sum();
+    let south = (48 - n) / 2;
+    Position::from_parts(board, [south, 48 - n - south], Side::South).expect("valid")
+}
+
+/// Plays back from `board` along random quiet un-moves and returns the start of that history
+/// with the houses played from it to reach `board` (`None` when the walk repeats a position).
+pub fn random_history(
+    board: &[u8; 12],
+    n: u8,
+    rng: &mut SmallRng,
+) -> Option<([u8; 12], Vec<usize>)> {
+    let mut path = vec![*board];
+    for _ in 0..rng.random_range(1..24) {
+        let mut parents = Vec::new();
+        unmove::quiet_parents(path.last().expect("non-empty"), n, |p| parents.push(p));
+        if parents.is_empty() {
+            break;
+        }
+        let p = parents[rng.random_range(0..parents.len())];
+        path.push(unrank(p, n as usize).expect("in range"));
+    }
+    path.reverse();
+    let mut houses = Vec::new();
+    let mut game = Game::from_position(south_to_move(path[0]), u32::MAX);
+    for w in path.windows(2) {
+        let mut succ = [Successor::Quiet {
+            house: 0,
+            index: 0,
+            row: 0,
+        }; 6];
+        let k = successors(&w[0], n, &mut succ);
+        let target = rank(&w[1]);
+        let h = succ[..k]
+            .iter()
+            .find(|s| matches!(s, Successor::Quiet { index, .. } if *index == target))
+            .expect("an un-move is a move backwards")
+            .house() as usize;
+        if game.is_over() {
+            return None;
+        }
+        game.play(Move::from_relative(game.to_move(), h))
+            .expect("legal");
+        houses.push(h);
+    }
+    (!game.is_over()).then_some((path[0], houses))
+}
+
+/// A live game in a random table position of 2 to `max_seeds` seeds, reached by
+/// a sampled history of quiet moves from its start (returned with the houses played), where
+/// the side to move then holds `mover_total(n, rng)` captured seeds and the other the rest.
+pub fn sampled_game(
+    rng: &mut SmallRng,
+    max_seeds: u8,
+    mover_total: impl Fn(u8, &mut SmallRng) -> u8,
+) -> Option<([u8; 12], Vec<usize>, Game)> {
+    let n = rng.random_range(2..=max_seeds);
+    let i = rng.random_range(0..table_len(n as usize));
+    let board = unrank(i, n as usize).expect("in range");
+    let (start, houses) = random_history(&board, n, rng)?;
+    let mine = mover_total(n, rng);
+    let theirs = 48 - n - mine;
+    let captured = if houses.len().is_multiple_of(2) {
+        [mine, theirs]
+    } else {
+        [theirs, mine]
+    };
+    let mut game = Game::from_position(
+        Position::from_parts(start, captured, Side::South).expect("valid"),
+        u32::MAX,
+    );
+    for &h in &houses {
+        game.play(Move::from_relative(game.to_move(), h))
+            .expect("legal");
+    }
+    (!game.is_over()).then_some((start, houses, game))
 }

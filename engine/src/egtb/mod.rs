@@ -70,7 +70,6 @@ mod bits;
 mod bounds;
 mod build;
 mod component;
-mod evaluator;
 mod file;
 mod index;
 mod judge;
@@ -84,7 +83,6 @@ mod unmove;
 
 pub use bounds::{Bounds, CODES};
 pub use build::{BuildError, BuildEvent, TableReport, build_tables};
-pub use evaluator::TableEvaluator;
 pub use file::{
     FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
 };
@@ -96,7 +94,6 @@ pub use solve::{SolveEvent, SolveStats, entry_bounds, solve_table};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};
 
-#[cfg(test)]
-mod brute;
+pub mod brute;
 #[cfg(test)]
 mod tests;

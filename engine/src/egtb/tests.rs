@@ -1,6 +1,6 @@
 //! The tables against an exact brute-force solver of the real game, and hand-built positions.
 
-use super::brute::BruteSolver;
+use super::brute::{BruteSolver, random_history, sampled_game, south_to_move};
 use super::*;
 use crate::game::Game;
 use crate::moves::Move;
@@ -27,11 +27,8 @@ fn set() -> Tables {
     Tables::from_tables(std::path::Path::new("mem"), tables().to_vec())
 }
 
-/// A position from South's side: South's houses a..f, North's A..F, South to move.
 fn south(board: [u8; 12]) -> Position {
-    let n: u8 = board.iter().sum();
-    let south = (48 - n) / 2;
-    Position::from_parts(board, [south, 48 - n - south], Side::South).expect("valid")
+    south_to_move(board)
 }
 
 /// The smallest tables where the exhaustive solver is quick.
@@ -91,45 +88,6 @@ fn entry_intervals_hold_the_value_after_a_capture_and_narrow_the_stored_ones() {
         }
     }
     assert!(narrower > 1000, "{narrower}");
-}
-
-/// Plays back from `board` along random quiet un-moves and returns the start of that history
-/// with the houses played from it to reach `board` (`None` when the walk repeats a position).
-fn random_history(board: &[u8; 12], n: u8, rng: &mut SmallRng) -> Option<([u8; 12], Vec<usize>)> {
-    let mut path = vec![*board];
-    for _ in 0..rng.random_range(1..24) {
-        let mut parents = Vec::new();
-        unmove::quiet_parents(path.last().expect("non-empty"), n, |p| parents.push(p));
-        if parents.is_empty() {
-            break;
-        }
-        let p = parents[rng.random_range(0..parents.len())];
-        path.push(unrank(p, n as usize).expect("in range"));
-    }
-    path.reverse();
-    let mut houses = Vec::new();
-    let mut game = Game::from_position(south(path[0]), u32::MAX);
-    for w in path.windows(2) {
-        let mut succ = [Successor::Quiet {
-            house: 0,
-            index: 0,
-            row: 0,
-        }; 6];
-        let k = successors(&w[0], n, &mut succ);
-        let target = rank(&w[1]);
-        let h = succ[..k]
-            .iter()
-            .find(|s| matches!(s, Successor::Quiet { index, .. } if *index == target))
-            .expect("an un-move is a move backwards")
-            .house() as usize;
-        if game.is_over() {
-            return None;
-        }
-        game.play(Move::from_relative(game.to_move(), h))
-            .expect("legal");
-        houses.push(h);
-    }
-    (!game.is_over()).then_some((path[0], houses))
 }
 
 #[test]
@@ -288,133 +246,6 @@ fn the_game_history_narrows_the_interval_and_stays_sound() {
 }
 
 #[test]
-fn alphabeta_with_tables_never_loses_a_won_table_position() {
-    // From positions the tables call won (or at least drawn) for South, against a random
-    // player and alpha-beta with and without tables.
-    use crate::alphabeta::AlphaBetaPlayer;
-    use crate::player::{Limits, Player, RandomPlayer};
-    use std::sync::Arc;
-    let tb = Arc::new(set());
-    let mut rng = SmallRng::seed_from_u64(44);
-    let (mut won, mut safe) = (0, 0);
-    let mut tried = 0;
-    while won + safe < 150 && tried < 50_000 {
-        tried += 1;
-        let n = rng.random_range(4..=8u8);
-        let mut board = [0u8; 12];
-        for _ in 0..n {
-            board[rng.random_range(0..12)] += 1;
-        }
-        let own = rng.random_range(16..=24u8).min(48 - n);
-        let other = 48 - n - own;
-        if other > 24 {
-            continue;
-        }
-        let pos = Position::from_parts(board, [own, other], Side::South).expect("valid");
-        let game = Game::from_position(pos, crate::DEFAULT_MAX_PLIES);
-        if game.is_over() {
-            continue;
-        }
-        let probe = tb.probe(&pos).expect("covered");
-        let (worst, _) = probe.outcomes();
-        if worst == Outcome::Loss {
-            continue;
-        }
-        let opponents: [Box<dyn Player>; 3] = [
-            Box::new(RandomPlayer::new(tried)),
-            Box::new(AlphaBetaPlayer::new(Some(4), None, tried)),
-            Box::new(AlphaBetaPlayer::new(Some(4), None, tried).with_tables(tb.clone())),
-        ];
-        for mut opponent in opponents {
-            let mut me = AlphaBetaPlayer::new(Some(4), None, tried ^ 7).with_tables(tb.clone());
-            let mut g = game.clone();
-            while !g.is_over() {
-                let mv = if g.to_move() == Side::South {
-                    me.choose(&g, Limits::default()).expect("a move").mv
-                } else {
-                    opponent.choose(&g, Limits::default()).expect("a move").mv
-                };
-                g.play(mv).expect("legal");
-            }
-            let result = g.result().expect("over");
-            let got = Outcome::of_total(result.score[0] as u32);
-            assert!(
-                got >= worst,
-                "{board:?} {own}-{other}: the tables promise at least a {worst:?}, {} got {result}",
-                opponent.name()
-            );
-        }
-        if worst == Outcome::Win {
-            won += 1;
-        } else {
-            safe += 1;
-        }
-    }
-    assert!(
-        won >= 60 && safe >= 30,
-        "{won} won and {safe} drawn-or-better positions tried"
-    );
-}
-
-#[test]
-fn search_nodes_score_inside_their_table_band() {
-    // Every node of the tables of 1..=6 seeds, seen by either searching side, with and
-    // without an empty history: the estimate lies in the entry interval's margins, the score where
-    // the search stops lies in the band, a settled result is one score, and the entry
-    // interval of a fresh node lies inside the stored one.
-    use crate::alphabeta::{SEED, table_estimate, table_node, table_score};
-    let tb = set();
-    let (mut open, mut settled) = (0, 0);
-    for n in 1..=6u8 {
-        let t = &tables()[n as usize];
-        for (_, board) in Boards::new(n as usize, 0, t.len()) {
-            let pos = south(board);
-            if pos.legal_moves().is_empty() {
-                continue;
-            }
-            let stored = tb.bounds(&pos).expect("covered");
-            let entry = tb.entry(&pos).expect("covered");
-            assert!(stored.lo <= entry.lo && entry.hi <= stored.hi, "{board:?}");
-            // The estimate comes from the entry interval, whatever the history.
-            let (elo, ehi) = tb.probe_with(&pos, true).expect("covered").margins();
-            let estimate = table_estimate(&tb, &pos).expect("covered");
-            assert!(
-                SEED * elo <= estimate && estimate <= SEED * ehi,
-                "{board:?}"
-            );
-            for fresh in [false, true] {
-                let (lo, hi) = tb.probe_with(&pos, fresh).expect("covered").margins();
-                for side in [Side::South, Side::North] {
-                    let node = table_node(&tb, &pos, side, fresh).expect("covered");
-                    assert!(node.floor <= node.ceiling);
-                    for h in [-5000, -300, 0, 300, 5000] {
-                        let s = node.leaf_score(h, estimate);
-                        assert!(node.floor <= s && s <= node.ceiling, "{board:?} {h}: {s}");
-                    }
-                    let (slo, shi) = if side == Side::South {
-                        (lo, hi)
-                    } else {
-                        (-hi, -lo)
-                    };
-                    if slo > 0 || shi < 0 || slo == shi {
-                        let s = table_score(slo);
-                        let s = if side == Side::South { s } else { -s };
-                        assert_eq!((node.floor, node.ceiling), (s, s), "{board:?}");
-                        settled += 1;
-                    } else {
-                        open += 1;
-                    }
-                }
-            }
-        }
-    }
-    assert!(
-        open > 1000 && settled > 1000,
-        "{open} open, {settled} settled"
-    );
-}
-
-#[test]
 fn every_proof_agrees_with_the_real_game() {
     // Right after a capture and after sampled histories, what the prover settles is what the
     // exhaustive solver of the real game says; and it settles most questions.
@@ -445,7 +276,9 @@ fn every_proof_agrees_with_the_real_game() {
     let mut with_history = 0;
     for _ in 0..400 {
         let Some((start, houses, game)) =
-            sampled_game(&mut rng, |n, rng| 25 - rng.random_range(1..=n))
+            sampled_game(&mut rng, SOLVED_BY_BRUTE_FORCE, |n, rng| {
+                25 - rng.random_range(1..=n)
+            })
         else {
             continue;
         };
@@ -468,79 +301,4 @@ fn every_proof_agrees_with_the_real_game() {
         with_history += 1;
     }
     assert!(with_history > 100, "{with_history}");
-}
-
-#[test]
-fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
-    // Small table positions with sampled histories and close captured totals: the move
-    // `alphabeta:depth=2,egtb=…` plays keeps the result the exhaustive solver gives the
-    // position with that history (the proofs of its root moves settle them all here).
-    use crate::alphabeta::AlphaBetaPlayer;
-    use crate::player::{Limits, Player};
-    let tb = std::sync::Arc::new(set());
-    let mut solver = BruteSolver::new();
-    let mut rng = SmallRng::seed_from_u64(5);
-    let mut player = AlphaBetaPlayer::new(Some(2), None, 9).with_tables(tb);
-    let (mut tried, mut open) = (0, 0);
-    while tried < 300 {
-        let Some((start, houses, game)) =
-            sampled_game(&mut rng, |n, rng| rng.random_range(24 - n..=24))
-        else {
-            continue;
-        };
-        let captured = game.position().captured();
-        tried += 1;
-        open += !tb_exact(&game) as u32;
-        let best = solver.outcome(&game);
-        let mv = player.choose(&game, Limits::default()).expect("live").mv;
-        let mut child = game.clone();
-        child.play(mv).expect("legal");
-        let kept = match child.result() {
-            Some(r) => super::Outcome::of_total(r.score[game.to_move().index()] as u32),
-            None => match solver.outcome(&child) {
-                super::Outcome::Win => super::Outcome::Loss,
-                super::Outcome::Loss => super::Outcome::Win,
-                super::Outcome::Draw => super::Outcome::Draw,
-            },
-        };
-        assert_eq!(kept, best, "{start:?} {houses:?} {captured:?}: played {mv}");
-    }
-    assert!(
-        open > 30,
-        "{open} positions with a cycle-dependent interval"
-    );
-}
-
-/// Whether the stored interval of the game's position is exact.
-fn tb_exact(game: &Game) -> bool {
-    set().bounds(game.position()).expect("covered").is_exact()
-}
-
-/// A live game in a random table position of 2 to [`SOLVED_BY_BRUTE_FORCE`] seeds, reached by
-/// a sampled history of quiet moves from its start (returned with the houses played), where
-/// the side to move then holds `mover_total(n, rng)` captured seeds and the other the rest.
-fn sampled_game(
-    rng: &mut SmallRng,
-    mover_total: impl Fn(u8, &mut SmallRng) -> u8,
-) -> Option<([u8; 12], Vec<usize>, Game)> {
-    let n = rng.random_range(2..=SOLVED_BY_BRUTE_FORCE);
-    let i = rng.random_range(0..table_len(n as usize));
-    let board = unrank(i, n as usize).expect("in range");
-    let (start, houses) = random_history(&board, n, rng)?;
-    let mine = mover_total(n, rng);
-    let theirs = 48 - n - mine;
-    let captured = if houses.len().is_multiple_of(2) {
-        [mine, theirs]
-    } else {
-        [theirs, mine]
-    };
-    let mut game = Game::from_position(
-        Position::from_parts(start, captured, Side::South).expect("valid"),
-        u32::MAX,
-    );
-    for &h in &houses {
-        game.play(Move::from_relative(game.to_move(), h))
-            .expect("legal");
-    }
-    (!game.is_over()).then_some((start, houses, game))
 }

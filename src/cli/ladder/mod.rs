@@ -10,11 +10,11 @@ mod record;
 
 use super::matches::MatchArgs;
 use anyhow::{Context, bail};
-use oware_engine::DEFAULT_MAX_PLIES;
-use oware_arena::{mix, play_contest};
-use oware_engine::atomic::write_atomic;
 use oware_arena::elo::MatchScore;
 use oware_arena::ratings::{Pairing, RatingError, Ratings, fit};
+use oware_arena::{mix, play_contest};
+use oware_engine::DEFAULT_MAX_PLIES;
+use oware_engine::atomic::write_atomic;
 use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
 use oware_trainer::progress::MatchStatus;

@@ -358,7 +358,8 @@ fn write_log(path: Option<&Path>, s: &mut LogState) {
 mod tests {
     use super::*;
     use oware_arena::{MatchOptions, play_match};
-    use oware_engine::{DEFAULT_MAX_PLIES, Player, RandomPlayer};
+    use oware_engine::DEFAULT_MAX_PLIES;
+    use oware_search::{Player, RandomPlayer};
 
     fn settings() -> Settings {
         Settings {

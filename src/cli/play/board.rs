@@ -181,7 +181,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::{Limits, Player, RandomPlayer};
+    use oware_search::{Limits, Player, RandomPlayer};
 
     /// Removes ANSI escape sequences.
     fn strip_ansi(s: &str) -> String {

@@ -6,7 +6,8 @@ use super::record;
 use super::thinking::think;
 use oware_engine::limits::MAX_LINE_BYTES;
 use oware_engine::lines::{BoundedLines, Line};
-use oware_engine::{EndReason, Game, GameError, Move, Player, Side, Winner};
+use oware_engine::{EndReason, Game, GameError, Move, Side, Winner};
+use oware_search::Player;
 use std::io::{BufRead, Write};
 
 /// How the session talks to the person.

@@ -1,7 +1,8 @@
 //! Asking a player for a move while a spinner ticks on stderr.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use oware_engine::{Choice, Game, Limits, Player, PlayerError};
+use oware_engine::Game;
+use oware_search::{Choice, Limits, Player, PlayerError};
 use std::sync::mpsc;
 use std::time::Duration;
 

@@ -6,8 +6,9 @@
 //! reached in one second (criterion measures time only).
 
 use criterion::{Criterion, Throughput, criterion_main};
-use oware_engine::alphabeta::{DEFAULT_TT_MB, terminal_score};
-use oware_engine::{Game, Move, Position, SearchLimits, SearchResult, Searcher, Side};
+use oware_engine::{Game, Move, Position, Side};
+use oware_search::alphabeta::{DEFAULT_TT_MB, terminal_score};
+use oware_search::{SearchLimits, SearchResult, Searcher};
 use std::hint::black_box;
 
 /// A pinned search: the game, the depth, and what a cleared searcher must find.

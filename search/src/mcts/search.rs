@@ -3,8 +3,8 @@
 use super::config::{ConfigError, MctsConfig};
 use super::slot::{SearchResult, SlotSearch};
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
-use crate::game::Game;
-use crate::position::Position;
+use oware_engine::Game;
+use oware_engine::Position;
 use rand::Rng;
 
 /// A search over one game, reusing its tree from one call to the next when the game continues.
@@ -130,7 +130,7 @@ impl Search {
 
     /// The search so far: the root value for the side to move and the principal variation, at
     /// most `max_len` moves; `None` before the root is evaluated or when the game is over.
-    pub fn progress(&self, max_len: usize) -> Option<(f32, Vec<crate::moves::Move>)> {
+    pub fn progress(&self, max_len: usize) -> Option<(f32, Vec<oware_engine::Move>)> {
         self.slot.progress(&self.config, max_len)
     }
 

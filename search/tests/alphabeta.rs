@@ -1,9 +1,10 @@
 //! Alpha-beta against built positions and against a brute-force solver of small endgames.
 
-use oware_engine::alphabeta::{
+use oware_engine::{Game, Move, Position, Side};
+use oware_search::alphabeta::{
     AlphaBetaPlayer, SearchLimits, Searcher, WIN_THRESHOLD, plies_to_end, terminal_score,
 };
-use oware_engine::{Game, Limits, Move, Player, Position, Side};
+use oware_search::{Limits, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -236,7 +237,7 @@ fn minimax(game: &Game, depth: u32, ply: u32) -> i32 {
         return terminal_score(r.margin_for(game.to_move()), ply);
     }
     if depth == 0 {
-        return oware_engine::alphabeta::evaluate(game.position());
+        return oware_search::alphabeta::evaluate(game.position());
     }
     let mut best = i32::MIN;
     for m in &game.legal_moves() {

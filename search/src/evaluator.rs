@@ -1,11 +1,11 @@
 //! The interface between search and whatever judges positions (a network, a uniform prior).
 
-use crate::position::Position;
+use oware_engine::Position;
 
 /// What an evaluator says of one position, from the point of view of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Evaluation {
-    /// Probabilities over the mover's six houses in sowing order (index = [`crate::Move::relative`]).
+    /// Probabilities over the mover's six houses in sowing order (index = [`oware_engine::Move::relative`]).
     /// Illegal moves have probability 0; the legal ones sum to 1.
     pub policy: [f32; 6],
     /// Expected result for the side to move, in [-1, 1].

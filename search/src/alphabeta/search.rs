@@ -1,7 +1,7 @@
 //! Negamax alpha-beta with principal-variation search, iterative deepening, a transposition
 //! table and move ordering (table move, captures, history). The hot path allocates nothing.
 //!
-//! Every ending of the rules is scored exactly, in the order [`crate::adjudicate`] decides them:
+//! Every ending of the rules is scored exactly, in the order [`oware_engine::adjudicate`] decides them:
 //! 25 captured; no legal move (rows collected); a repetition of a position since the last
 //! capture, counting the game's own history and the search path (rows collected); the ply
 //! limit (rows collected).
@@ -27,16 +27,16 @@ use super::score::{
 };
 use super::tables::{table_estimate, table_node};
 use super::tt::{Bound, Entry, TranspositionTable};
-use crate::egtb::Tables;
-use crate::game::Game;
-use crate::moves::{Move, MoveList};
-use crate::position::Position;
-use crate::side::Side;
+use oware_engine::Game;
+use oware_engine::Position;
+use oware_engine::Side;
+use oware_engine::egtb::Tables;
+use oware_engine::{Move, MoveList};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The deepest the search goes, in plies from the root.
-pub const MAX_PLY: usize = 120;
+pub const MAX_PLY: usize = oware_engine::limits::MAX_DEPTH as usize;
 /// The depth searched when neither a depth nor a time is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
@@ -113,7 +113,7 @@ impl Child {
         pos: Position::start(),
         key: 0,
         hash: 0,
-        mv: Move::from_relative(crate::Side::South, 0),
+        mv: Move::from_relative(oware_engine::Side::South, 0),
         order: 0,
     };
 }
@@ -174,7 +174,10 @@ impl Searcher {
             keys: Vec::with_capacity(2048),
             rep_floor: NO_REPETITION,
             filter: vec![0; FILTER_SIZE],
-            pv: vec![Move::from_relative(crate::Side::South, 0); (MAX_PLY + 1) * (MAX_PLY + 1)],
+            pv: vec![
+                Move::from_relative(oware_engine::Side::South, 0);
+                (MAX_PLY + 1) * (MAX_PLY + 1)
+            ],
             pv_len: [0; MAX_PLY + 1],
             nodes: 0,
             node_limit: u64::MAX,
@@ -705,7 +708,7 @@ mod tests {
     #[test]
     fn history_scores_are_halved_before_they_can_overflow() {
         let mut s = Searcher::new(1);
-        let m = Move::from_relative(crate::Side::South, 2);
+        let m = Move::from_relative(oware_engine::Side::South, 2);
         s.history = [HISTORY_LIMIT; 12];
         // Far more cut-offs at the deepest depth than a long timed search makes on one move.
         for _ in 0..1_000_000 {

@@ -2,8 +2,9 @@
 //! rollout UCT, all from the start position.
 
 use criterion::{Criterion, Throughput, criterion_main};
-use oware_engine::mcts::{BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search};
-use oware_engine::{Game, UniformEvaluator};
+use oware_engine::Game;
+use oware_search::UniformEvaluator;
+use oware_search::mcts::{BatchedSearch, MctsConfig, RolloutSearch, RootAlgorithm, Search};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;

@@ -2,8 +2,8 @@
 //! check of the tree code on its own.
 
 use super::tree::{NodeState, Tree};
-use crate::game::Game;
-use crate::moves::Move;
+use oware_engine::Game;
+use oware_engine::Move;
 use rand::Rng;
 
 /// The default UCT exploration constant (values are in [-1, 1]).
@@ -124,7 +124,7 @@ impl RolloutSearch {
                     if node != 0 && n.visits == 0 {
                         self.scratch.clear();
                         self.scratch.extend_from_slice(tree.line_history());
-                        let r = crate::playout::random_playout(
+                        let r = oware_engine::random_playout(
                             n.pos,
                             &mut self.scratch,
                             tree.line_ply(),

@@ -1,8 +1,8 @@
 //! Search scores: exact scores of finished games, their storage in the table, and the mapping
 //! to a value in [-1, 1].
 
-use crate::game::GameResult;
-use crate::side::Side;
+use oware_engine::GameResult;
+use oware_engine::Side;
 
 /// The score of a win at the root itself; a win `p` plies away scores `MATE - 64·p + margin`.
 pub const MATE: i32 = 30_000;

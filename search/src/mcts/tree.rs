@@ -12,14 +12,14 @@
 //!
 //! # Finished nodes
 //! When a node's children are created, each child position is judged with
-//! [`crate::adjudicate`] against the repetition history of its own line (the game's positions
+//! [`oware_engine::adjudicate`] against the repetition history of its own line (the game's positions
 //! since the last capture, then the line's) and the game's ply limit. A finished child is
 //! `Terminal` with the exact value (+1 win, 0 draw, -1 loss) for the side to move there.
 
 use crate::evaluator::Evaluation;
-use crate::game::{Game, adjudicate};
-use crate::moves::Move;
-use crate::position::Position;
+use oware_engine::Move;
+use oware_engine::Position;
+use oware_engine::{Game, adjudicate};
 
 /// No node (the root's parent).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn a_node_is_as_small_as_the_simulation_bound_assumes() {
-        // crate::limits::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
+        // oware_engine::limits::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
         assert!(
             std::mem::size_of::<Node>() <= 48,
             "{}",

@@ -1,7 +1,7 @@
 //! The transposition table: a fixed-size array of two-entry buckets, keyed by a 64-bit hash of
 //! the position. One slot of a bucket keeps the deepest result, the other the most recent.
 
-use crate::moves::Move;
+use oware_engine::Move;
 
 /// How a stored score relates to the true value of the position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

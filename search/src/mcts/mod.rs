@@ -17,7 +17,7 @@
 //!   at the root. A finished game is valued exactly: the sign of the final margin for the side
 //!   to move, with repetition judged along each line from the game's own history and the game's
 //!   ply limit.
-//! * Policies and visit arrays are indexed by the mover's house, [`Move::relative`](crate::Move::relative).
+//! * Policies and visit arrays are indexed by the mover's house, [`Move::relative`](oware_engine::Move::relative).
 //! * With `root = "puct"` every node uses PUCT. With `root = "gumbel"` the root uses
 //!   Gumbel-top-k and sequential halving, and interior nodes use PUCT (`gumbel_interior =
 //!   "puct"`, the default) or the deterministic Gumbel-MuZero rule (`gumbel_interior =
@@ -25,8 +25,9 @@
 //!
 //! # Self-play with the batched driver
 //! ```
-//! use oware_engine::mcts::{BatchedSearch, MctsConfig, SlotParams};
-//! use oware_engine::{Game, UniformEvaluator};
+//! use oware_search::mcts::{BatchedSearch, MctsConfig, SlotParams};
+//! use oware_engine::Game;
+//! use oware_search::UniformEvaluator;
 //! use rand::SeedableRng;
 //!
 //! let config = MctsConfig { sims: 16, ..MctsConfig::default() };

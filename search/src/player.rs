@@ -1,8 +1,8 @@
 //! The player interface shared by `pit`, `play` and `engine`, and the simplest player.
 
 use crate::evaluator::EvalError;
-use crate::game::Game;
-use crate::moves::Move;
+use oware_engine::Game;
+use oware_engine::Move;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

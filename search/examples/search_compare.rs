@@ -6,11 +6,9 @@
 //! Environment: `PLAYOUTS` (per evaluation, default 1), `C_SCALE` (Gumbel `c_scale`, default 1),
 //! `GUMBEL_INTERIOR=gumbel` (the Gumbel-MuZero rule below the root instead of PUCT).
 
-use oware_engine::mcts::{InteriorRule, MctsConfig, RootAlgorithm};
-use oware_engine::{
-    EvalError, Evaluation, Evaluator, Game, Limits, MctsPlayer, Player, Position, Side, Winner,
-    random_playout, uniform_policy,
-};
+use oware_engine::{Game, Position, Side, Winner, random_playout};
+use oware_search::mcts::{InteriorRule, MctsConfig, RootAlgorithm};
+use oware_search::{EvalError, Evaluation, Evaluator, Limits, MctsPlayer, Player, uniform_policy};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::process::ExitCode;

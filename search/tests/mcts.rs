@@ -1,11 +1,11 @@
 //! The search with no network: a uniform evaluator and random rollouts.
 
-use oware_engine::mcts::{
+use oware_engine::{DEFAULT_MAX_PLIES, Game, Move, Position, Side};
+use oware_search::mcts::{
     BatchedSearch, InteriorRule, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
 };
-use oware_engine::{
-    Choice, DEFAULT_MAX_PLIES, Game, Limits, MctsPlayer, Move, Player, Position, RandomPlayer,
-    RolloutMctsPlayer, Side, UniformEvaluator,
+use oware_search::{
+    Choice, Limits, MctsPlayer, Player, RandomPlayer, RolloutMctsPlayer, UniformEvaluator,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -171,12 +171,12 @@ struct Counting {
     max_batch: std::sync::atomic::AtomicUsize,
 }
 
-impl oware_engine::Evaluator for Counting {
+impl oware_search::Evaluator for Counting {
     fn evaluate(
         &self,
         positions: &[Position],
-        out: &mut [oware_engine::Evaluation],
-    ) -> Result<(), oware_engine::EvalError> {
+        out: &mut [oware_search::Evaluation],
+    ) -> Result<(), oware_search::EvalError> {
         use std::sync::atomic::Ordering::Relaxed;
         assert!(!positions.is_empty());
         self.calls.fetch_add(1, Relaxed);
@@ -429,17 +429,17 @@ struct FailsOnCall {
     calls: std::sync::atomic::AtomicUsize,
 }
 
-impl oware_engine::Evaluator for FailsOnCall {
+impl oware_search::Evaluator for FailsOnCall {
     fn evaluate(
         &self,
         positions: &[Position],
-        out: &mut [oware_engine::Evaluation],
-    ) -> Result<(), oware_engine::EvalError> {
+        out: &mut [oware_search::Evaluation],
+    ) -> Result<(), oware_search::EvalError> {
         let call = self
             .calls
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if call == self.fail_on {
-            return Err(oware_engine::EvalError::NonFinite {
+            return Err(oware_search::EvalError::NonFinite {
                 index: 0,
                 what: "value",
             });
@@ -462,7 +462,7 @@ fn a_failing_evaluator_is_an_error_and_the_search_recovers() {
         let err = d
             .search(&eval, &mut rng)
             .expect_err("fails on the 4th call");
-        assert!(matches!(err, oware_engine::EvalError::NonFinite { .. }));
+        assert!(matches!(err, oware_search::EvalError::NonFinite { .. }));
         let results = d.search(&eval, &mut rng).expect("recovers");
         for r in &results {
             assert_eq!(r.expect("live").visits.iter().sum::<u32>(), 30);

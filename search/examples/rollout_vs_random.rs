@@ -3,7 +3,8 @@
 //! `cargo run --release -p oware-engine --example rollout_vs_random -- [GAMES] [SIMS]`
 //! (defaults: 20 games, 1000 simulations per move).
 
-use oware_engine::{Game, Limits, Player, RandomPlayer, RolloutMctsPlayer, Side, Winner};
+use oware_engine::{Game, Side, Winner};
+use oware_search::{Limits, Player, RandomPlayer, RolloutMctsPlayer};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
     let start = Instant::now();
     let (mut wins, mut draws, mut losses, mut plies) = (0u32, 0u32, 0u32, 0u32);
     for i in 0..games {
-        let mut mcts = RolloutMctsPlayer::new(sims, oware_engine::mcts::DEFAULT_UCT_C, i as u64);
+        let mut mcts = RolloutMctsPlayer::new(sims, oware_search::mcts::DEFAULT_UCT_C, i as u64);
         let mut random = RandomPlayer::new(1000 + i as u64);
         let mcts_side = if i % 2 == 0 { Side::South } else { Side::North };
         let mut game = Game::new();

@@ -3,9 +3,9 @@
 use super::config::{ConfigError, MctsConfig};
 use super::slot::{SearchResult, SlotSearch};
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
-use crate::game::{Game, GameError};
-use crate::moves::Move;
-use crate::position::{MoveEffect, Position};
+use oware_engine::Move;
+use oware_engine::{Game, GameError};
+use oware_engine::{MoveEffect, Position};
 use rand::Rng;
 
 /// How one slot's next searches run. Playout cap randomization (as in KataGo) keeps two kinds

@@ -6,8 +6,8 @@
 //! those the opponent can actually capture next move, the best capture available right now,
 //! and mobility (non-empty houses).
 
-use crate::position::Position;
-use crate::side::Side;
+use oware_engine::Position;
+use oware_engine::Side;
 
 /// One captured seed, in evaluation units.
 pub const SEED: i32 = 100;
@@ -162,7 +162,7 @@ mod tests {
 
     fn play_gain(pos: &Position, house: usize) -> u32 {
         let mut p = *pos;
-        let m = crate::Move::new(house).expect("house in range");
+        let m = oware_engine::Move::new(house).expect("house in range");
         p.play_unchecked(m).captured as u32
     }
 

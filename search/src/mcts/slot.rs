@@ -13,9 +13,9 @@ use super::gumbel::{self, GumbelRoot};
 use super::puct;
 use super::tree::{NodeState, Tree};
 use crate::evaluator::Evaluation;
-use crate::game::Game;
-use crate::moves::Move;
-use crate::position::Position;
+use oware_engine::Game;
+use oware_engine::Move;
+use oware_engine::Position;
 use rand::Rng;
 
 /// What a search found at the root.

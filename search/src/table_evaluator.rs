@@ -1,9 +1,9 @@
 //! Table values for MCTS: an [`Evaluator`] that asks another one, then corrects its values
 //! with what the tables prove.
 
-use super::probe::Tables;
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
-use crate::position::Position;
+use oware_engine::Position;
+use oware_engine::egtb::Tables;
 use std::sync::Arc;
 
 /// Wraps an evaluator (a network): at every position the tables cover, the value is held to
@@ -45,8 +45,8 @@ impl<E: Evaluator> Evaluator for TableEvaluator<E> {
 mod tests {
     use super::*;
     use crate::UniformEvaluator;
-    use crate::egtb::{Table, solve_table};
-    use crate::side::Side;
+    use oware_engine::Side;
+    use oware_engine::egtb::{Table, solve_table};
 
     #[test]
     fn table_results_replace_the_inner_value() {

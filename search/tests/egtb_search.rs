@@ -1,0 +1,205 @@
+//! Alpha-beta with endgame tables against the tables themselves and against an exhaustive,
+//! history-aware solver of the real game (`oware_engine::egtb::brute`).
+
+use oware_engine::egtb::brute::{BruteSolver, sampled_game, south_to_move};
+use oware_engine::egtb::{Boards, Outcome, Table, Tables, solve_table};
+use oware_engine::{Game, Position, Side};
+use oware_search::alphabeta::{SEED, table_estimate, table_node, table_score};
+use oware_search::{AlphaBetaPlayer, Limits, Player, RandomPlayer};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::sync::OnceLock;
+
+/// The tables of 0..=8 seeds, solved once for all tests.
+fn tables() -> &'static [Table] {
+    static T: OnceLock<Vec<Table>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut tables = Vec::new();
+        for n in 0..=8 {
+            let (t, _) = solve_table(n, &tables, &|_| {});
+            tables.push(t);
+        }
+        tables
+    })
+}
+
+fn set() -> Tables {
+    Tables::from_tables(std::path::Path::new("mem"), tables().to_vec())
+}
+
+fn south(board: [u8; 12]) -> Position {
+    south_to_move(board)
+}
+
+/// The smallest tables where the exhaustive solver is quick.
+const SOLVED_BY_BRUTE_FORCE: u8 = 3;
+
+#[test]
+fn alphabeta_with_tables_never_loses_a_won_table_position() {
+    // From positions the tables call won (or at least drawn) for South, against a random
+    // player and alpha-beta with and without tables.
+    use std::sync::Arc;
+    let tb = Arc::new(set());
+    let mut rng = SmallRng::seed_from_u64(44);
+    let (mut won, mut safe) = (0, 0);
+    let mut tried = 0;
+    while won + safe < 150 && tried < 50_000 {
+        tried += 1;
+        let n = rng.random_range(4..=8u8);
+        let mut board = [0u8; 12];
+        for _ in 0..n {
+            board[rng.random_range(0..12)] += 1;
+        }
+        let own = rng.random_range(16..=24u8).min(48 - n);
+        let other = 48 - n - own;
+        if other > 24 {
+            continue;
+        }
+        let pos = Position::from_parts(board, [own, other], Side::South).expect("valid");
+        let game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+        if game.is_over() {
+            continue;
+        }
+        let probe = tb.probe(&pos).expect("covered");
+        let (worst, _) = probe.outcomes();
+        if worst == Outcome::Loss {
+            continue;
+        }
+        let opponents: [Box<dyn Player>; 3] = [
+            Box::new(RandomPlayer::new(tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried)),
+            Box::new(AlphaBetaPlayer::new(Some(4), None, tried).with_tables(tb.clone())),
+        ];
+        for mut opponent in opponents {
+            let mut me = AlphaBetaPlayer::new(Some(4), None, tried ^ 7).with_tables(tb.clone());
+            let mut g = game.clone();
+            while !g.is_over() {
+                let mv = if g.to_move() == Side::South {
+                    me.choose(&g, Limits::default()).expect("a move").mv
+                } else {
+                    opponent.choose(&g, Limits::default()).expect("a move").mv
+                };
+                g.play(mv).expect("legal");
+            }
+            let result = g.result().expect("over");
+            let got = Outcome::of_total(result.score[0] as u32);
+            assert!(
+                got >= worst,
+                "{board:?} {own}-{other}: the tables promise at least a {worst:?}, {} got {result}",
+                opponent.name()
+            );
+        }
+        if worst == Outcome::Win {
+            won += 1;
+        } else {
+            safe += 1;
+        }
+    }
+    assert!(
+        won >= 60 && safe >= 30,
+        "{won} won and {safe} drawn-or-better positions tried"
+    );
+}
+
+#[test]
+fn search_nodes_score_inside_their_table_band() {
+    // Every node of the tables of 1..=6 seeds, seen by either searching side, with and
+    // without an empty history: the estimate lies in the entry interval's margins, the score where
+    // the search stops lies in the band, a settled result is one score, and the entry
+    // interval of a fresh node lies inside the stored one.
+    let tb = set();
+    let (mut open, mut settled) = (0, 0);
+    for n in 1..=6u8 {
+        let t = &tables()[n as usize];
+        for (_, board) in Boards::new(n as usize, 0, t.len()) {
+            let pos = south(board);
+            if pos.legal_moves().is_empty() {
+                continue;
+            }
+            let stored = tb.bounds(&pos).expect("covered");
+            let entry = tb.entry(&pos).expect("covered");
+            assert!(stored.lo <= entry.lo && entry.hi <= stored.hi, "{board:?}");
+            // The estimate comes from the entry interval, whatever the history.
+            let (elo, ehi) = tb.probe_with(&pos, true).expect("covered").margins();
+            let estimate = table_estimate(&tb, &pos).expect("covered");
+            assert!(
+                SEED * elo <= estimate && estimate <= SEED * ehi,
+                "{board:?}"
+            );
+            for fresh in [false, true] {
+                let (lo, hi) = tb.probe_with(&pos, fresh).expect("covered").margins();
+                for side in [Side::South, Side::North] {
+                    let node = table_node(&tb, &pos, side, fresh).expect("covered");
+                    assert!(node.floor <= node.ceiling);
+                    for h in [-5000, -300, 0, 300, 5000] {
+                        let s = node.leaf_score(h, estimate);
+                        assert!(node.floor <= s && s <= node.ceiling, "{board:?} {h}: {s}");
+                    }
+                    let (slo, shi) = if side == Side::South {
+                        (lo, hi)
+                    } else {
+                        (-hi, -lo)
+                    };
+                    if slo > 0 || shi < 0 || slo == shi {
+                        let s = table_score(slo);
+                        let s = if side == Side::South { s } else { -s };
+                        assert_eq!((node.floor, node.ceiling), (s, s), "{board:?}");
+                        settled += 1;
+                    } else {
+                        open += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        open > 1000 && settled > 1000,
+        "{open} open, {settled} settled"
+    );
+}
+
+#[test]
+fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
+    // Small table positions with sampled histories and close captured totals: the move
+    // `alphabeta:depth=2,egtb=…` plays keeps the result the exhaustive solver gives the
+    // position with that history (the proofs of its root moves settle them all here).
+    let tb = std::sync::Arc::new(set());
+    let mut solver = BruteSolver::new();
+    let mut rng = SmallRng::seed_from_u64(5);
+    let mut player = AlphaBetaPlayer::new(Some(2), None, 9).with_tables(tb);
+    let (mut tried, mut open) = (0, 0);
+    while tried < 300 {
+        let Some((start, houses, game)) =
+            sampled_game(&mut rng, SOLVED_BY_BRUTE_FORCE, |n, rng| {
+                rng.random_range(24 - n..=24)
+            })
+        else {
+            continue;
+        };
+        let captured = game.position().captured();
+        tried += 1;
+        open += !tb_exact(&game) as u32;
+        let best = solver.outcome(&game);
+        let mv = player.choose(&game, Limits::default()).expect("live").mv;
+        let mut child = game.clone();
+        child.play(mv).expect("legal");
+        let kept = match child.result() {
+            Some(r) => Outcome::of_total(r.score[game.to_move().index()] as u32),
+            None => match solver.outcome(&child) {
+                Outcome::Win => Outcome::Loss,
+                Outcome::Loss => Outcome::Win,
+                Outcome::Draw => Outcome::Draw,
+            },
+        };
+        assert_eq!(kept, best, "{start:?} {houses:?} {captured:?}: played {mv}");
+    }
+    assert!(
+        open > 30,
+        "{open} positions with a cycle-dependent interval"
+    );
+}
+
+/// Whether the stored interval of the game's position is exact.
+fn tb_exact(game: &Game) -> bool {
+    set().bounds(game.position()).expect("covered").is_exact()
+}
