@@ -18,7 +18,7 @@ use oware_arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
 use oware_engine::limits::MAX_GAMES;
 use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
-use oware_trainer::progress::MatchStatus;
+use oware_report::status::MatchStatus;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! `oware report`: the evaluation curve of a run as a PNG, and a table of its evaluations.
 
-use oware_trainer::report::{eval_table, report};
+use oware_report::run_report::{eval_table, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -483,7 +483,7 @@ impl TrainConfig {
         })?;
         for (i, spec) in e.opponents.iter().enumerate() {
             // `ms=auto` becomes a number at evaluation time; any number checks the rest.
-            crate::anchor::resolve_auto_ms(spec, 1)
+            crate::auto_ms::resolve_auto_ms(spec, 1)
                 .parse::<oware_players::spec::PlayerSpec>()
                 .map_err(|err| anyhow::anyhow!("eval.opponents[{i}]: {err}"))?;
         }
@@ -493,7 +493,7 @@ impl TrainConfig {
                 .map_err(|err| anyhow::anyhow!("eval.anchor: {err}"))?;
         }
         check(
-            !crate::anchor::has_auto_ms(&e.anchor),
+            !crate::auto_ms::has_auto_ms(&e.anchor),
             "eval.anchor",
             || "must be a fixed player, without ms=auto".into(),
         )?;

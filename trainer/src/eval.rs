@@ -3,8 +3,9 @@
 //! players' searches run batched, as in self-play (many games in flight per thread, one network
 //! call per pass; see [`oware_engine::arena`]).
 
-use crate::anchor::{AnchorElo, has_auto_ms, measure_millis_per_move, resolve_auto_ms};
+use crate::auto_ms::{has_auto_ms, measure_millis_per_move, resolve_auto_ms};
 use crate::config::EvalConfig;
+use oware_arena::eval_log::EvalLine;
 use oware_arena::{MatchOptions, MatchSummary, play_contest};
 use oware_engine::DEFAULT_MAX_PLIES;
 use oware_model::{DeviceKind, NetEvaluator};
@@ -12,7 +13,6 @@ use oware_players::spec::PlayerSpec;
 use oware_players::spec::{MctsEvaluator, MctsSpec};
 use oware_players::{LoadedNetwork, PlayerBuilder, contestant, load_network_with_search};
 use oware_search::mcts::MctsConfig;
-use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,122 +40,6 @@ pub struct EvalContext<'a> {
     pub device: DeviceKind,
     /// Seed of the openings.
     pub seed: u64,
-}
-
-/// One match of an evaluation: a line of `eval.jsonl`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EvalLine {
-    /// Learner step.
-    pub step: u64,
-    /// Training seconds so far.
-    pub elapsed_secs: f64,
-    /// Self-play games so far.
-    pub selfplay_games: u64,
-    /// The network player's spec.
-    pub player: String,
-    /// The opponent's spec (`previous` matches name the checkpoint).
-    pub opponent: String,
-    /// Whether the opponent is the previous checkpoint.
-    pub vs_previous: bool,
-    /// Games, wins, draws, losses of the network.
-    pub wdl: (u32, u32, u32, u32),
-    /// Score 0..1.
-    pub score: f64,
-    /// Elo difference and its 95% interval.
-    pub elo: f64,
-    /// 95% interval of the Elo difference.
-    pub elo_ci95: (f64, f64),
-    /// The opponent as `[eval] opponents` names it, when that differs from the spec played
-    /// (`alphabeta:ms=auto`, played as `alphabeta:ms=N`).
-    pub configured: Option<String>,
-    /// The network's Elo against `[eval] anchor` at this evaluation (the same on every line of
-    /// it), when an anchor is set.
-    pub vs_anchor: Option<AnchorElo>,
-}
-
-impl EvalLine {
-    /// The `eval.jsonl` object.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut v = json!({
-            "step": self.step,
-            "elapsed_secs": (self.elapsed_secs * 10.0).round() / 10.0,
-            "selfplay_games": self.selfplay_games,
-            "player": self.player,
-            "opponent": self.opponent,
-            "vs_previous": self.vs_previous,
-            "games": self.wdl.0,
-            "wins": self.wdl.1,
-            "draws": self.wdl.2,
-            "losses": self.wdl.3,
-            "score": self.score,
-            "elo": self.elo,
-            "elo_ci95": [self.elo_ci95.0, self.elo_ci95.1],
-        });
-        if let Some(c) = &self.configured {
-            v["opponent_config"] = json!(c);
-        }
-        if let Some(a) = &self.vs_anchor {
-            v["anchor"] = json!(a.anchor);
-            v["elo_vs_anchor"] = json!(a.elo);
-            v["elo_vs_anchor_ci95"] = json!([a.ci95.0, a.ci95.1]);
-        }
-        v
-    }
-
-    /// A TensorBoard-friendly name of the opponent: `alphabeta_depth_4`, `previous`.
-    pub fn opponent_tag(&self) -> String {
-        if self.vs_previous {
-            return "previous".to_string();
-        }
-        let mut tag: String = self
-            .configured
-            .as_deref()
-            .unwrap_or(&self.opponent)
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        while tag.contains("__") {
-            tag = tag.replace("__", "_");
-        }
-        tag.trim_matches('_').to_string()
-    }
-
-    /// Parses a line of `eval.jsonl` back (for reports).
-    pub fn from_json(v: &serde_json::Value) -> Option<EvalLine> {
-        let ci = v.get("elo_ci95")?.as_array()?;
-        Some(EvalLine {
-            step: v.get("step")?.as_u64()?,
-            elapsed_secs: v.get("elapsed_secs")?.as_f64()?,
-            selfplay_games: v.get("selfplay_games")?.as_u64()?,
-            player: v.get("player")?.as_str()?.to_string(),
-            opponent: v.get("opponent")?.as_str()?.to_string(),
-            vs_previous: v.get("vs_previous")?.as_bool()?,
-            wdl: (
-                v.get("games")?.as_u64()? as u32,
-                v.get("wins")?.as_u64()? as u32,
-                v.get("draws")?.as_u64()? as u32,
-                v.get("losses")?.as_u64()? as u32,
-            ),
-            score: v.get("score")?.as_f64()?,
-            elo: v.get("elo")?.as_f64()?,
-            elo_ci95: (ci.first()?.as_f64()?, ci.get(1)?.as_f64()?),
-            configured: match v.get("opponent_config") {
-                None => None,
-                Some(c) => Some(c.as_str()?.to_string()),
-            },
-            vs_anchor: match v.get("elo_vs_anchor") {
-                None => None,
-                Some(elo) => {
-                    let ci = v.get("elo_vs_anchor_ci95")?.as_array()?;
-                    Some(AnchorElo {
-                        anchor: v.get("anchor")?.as_str()?.to_string(),
-                        elo: elo.as_f64()?,
-                        ci95: (ci.first()?.as_f64()?, ci.get(1)?.as_f64()?),
-                    })
-                }
-            },
-        })
-    }
 }
 
 fn network_spec(path: &Path, sims: u32) -> PlayerSpec {
@@ -243,18 +127,16 @@ pub fn run_evaluation(
         let summary = MatchSummary::from_games(&games);
         let t = summary.total;
         let line = EvalLine {
-            step: ctx.step,
-            elapsed_secs: ctx.elapsed_secs,
-            selfplay_games: ctx.games,
-            player: me_spec.to_string(),
-            opponent: name.clone(),
-            vs_previous: *vs_previous,
-            wdl: (t.games(), t.wins, t.draws, t.losses),
-            score: t.score(),
-            elo: t.elo(),
-            elo_ci95: t.elo_ci95(),
             configured,
-            vs_anchor: None,
+            ..EvalLine::of_match(
+                ctx.step,
+                ctx.elapsed_secs,
+                ctx.games,
+                &me_spec.to_string(),
+                name,
+                *vs_previous,
+                t,
+            )
         };
         let note = format!(
             "eval step {}: vs {}: {}-{}-{} ({:.1}%), Elo {:+.0} [{:+.0}, {:+.0}]",

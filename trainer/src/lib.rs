@@ -3,18 +3,16 @@
 //! Everything that turns self-play into a stronger network: the training configuration,
 //! self-play workers running the batched MCTS driver, the replay buffer, the learner loop,
 //! evaluation matches, the run directory with atomic checkpoints and resume, TensorBoard
-//! logging, the report that plots a run's evaluation curve, and the Redis broker that brings in
-//! games from `oware worker` processes on other machines.
+//! logging, and the Redis broker that brings in games from `oware worker` processes on other
+//! machines.
 
-pub mod anchor;
+pub mod auto_ms;
 pub mod broker;
 pub mod config;
 pub mod eval;
 pub mod inference;
-pub mod progress;
 pub mod rates;
 pub mod replay;
-pub mod report;
 pub mod rundir;
 pub mod selfplay;
 pub mod state;

@@ -24,6 +24,16 @@ pub struct Rates {
     pub evals_per_sec: f64,
 }
 
+impl Rates {
+    /// The speeds the status line shows.
+    pub fn display(&self) -> oware_report::train_status::SelfplayRates {
+        oware_report::train_status::SelfplayRates {
+            positions_per_sec: self.positions_per_sec,
+            sims_per_sec: self.sims_per_sec,
+        }
+    }
+}
+
 impl<'a> RateWindow<'a> {
     /// Starts a window over `stats`.
     pub fn new(stats: &'a SelfplayStats) -> RateWindow<'a> {

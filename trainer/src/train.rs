@@ -13,9 +13,8 @@
 use crate::broker::BrokerUrl;
 use crate::broker::learner::{LearnerBroker, Start};
 use crate::config::TrainConfig;
-use crate::eval::{EvalContext, EvalLine, run_evaluation};
+use crate::eval::{EvalContext, run_evaluation};
 use crate::inference::SelfplayNet;
-use crate::progress::Progress;
 use crate::rates::RateWindow;
 use crate::replay::Sample;
 use crate::rundir::{RunDir, checkpoint_name, write_atomic};
@@ -23,7 +22,9 @@ use crate::selfplay::{GameRecord, SelfplayStats, WorkerControl, WorkerFailure};
 use crate::state::{State, fresh_state, load_state, save_state};
 use crate::tensorboard::TensorBoard;
 use anyhow::Context;
+use oware_arena::eval_log::EvalLine;
 use oware_model::{CheckpointError, DeviceKind, TrainBatch, TrainError};
+use oware_report::train_status::{LossFigures, Progress};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::path::PathBuf;
@@ -165,7 +166,12 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
         .seed
         .wrapping_mul(1_000_003)
         .wrapping_add(state.counters.starts);
-    let mut progress = Progress::new(opts.quiet, &config, state.meta.step);
+    let mut progress = Progress::new(
+        opts.quiet,
+        config.schedule.step_limit(),
+        config.schedule.minutes,
+        state.meta.step,
+    );
     for note in &notes {
         progress.note(note);
     }
@@ -392,7 +398,7 @@ fn learner_loop(
             progress.waiting(
                 state.replay.len(),
                 config.replay.min_samples,
-                &window.rates(state.counters.new_samples),
+                &window.rates(state.counters.new_samples).display(),
             );
             continue;
         }
@@ -472,7 +478,17 @@ fn learner_loop(
             ] {
                 log(tb, tag, v, step)?;
             }
-            progress.step(step, &losses, &rates, elapsed(), state.meta.games);
+            progress.step(
+                step,
+                &LossFigures {
+                    total: losses.total,
+                    policy: losses.policy,
+                    value: losses.value,
+                },
+                &rates.display(),
+                elapsed(),
+                state.meta.games,
+            );
         }
         if let Some(tb) = tb
             .as_mut()
@@ -656,7 +672,7 @@ fn evaluate(
     let mut history = if anchor.is_empty() {
         Vec::new()
     } else {
-        crate::report::read_eval_lines(&ctx.run.eval_log())?
+        oware_arena::eval_log::read_eval_lines(&ctx.run.eval_log())?
     };
     let mut rated: Vec<EvalLine> = Vec::new();
     {
@@ -665,7 +681,7 @@ fn evaluate(
             let mut line = line.clone();
             if !anchor.is_empty() {
                 history.push(line.clone());
-                match crate::anchor::anchor_elo(&history, &anchor, step) {
+                match oware_arena::anchor::anchor_elo(&history, &anchor, step) {
                     Ok(rating) => line.vs_anchor = rating,
                     Err(e) => progress.note(&format!(
                         "eval step {step}: no Elo against the anchor: {e:#}"

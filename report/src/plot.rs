@@ -2,11 +2,11 @@
 //! markers and a light 95% band per opponent, a dashed 50% line, a title, a subtitle and a
 //! legend under the plot that wraps into rows.
 
-use super::Series;
-use super::chart::{
+use crate::chart::{
     self, INK, MUTED, PALETTE, Picture, PlotRect, SANS, centred_text, close_frame, color, fit, px,
     reference_line, style_mesh, text, text_width,
 };
+use crate::run_report::Series;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -363,8 +363,8 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::super::Point;
     use super::*;
+    use crate::run_report::Point;
 
     fn pt(minutes: f64, score: f64) -> Point {
         Point {

@@ -2,7 +2,7 @@
 //! as a dot with the 95% interval as an error bar, the value written beside it, and a dashed
 //! line at the anchor's 0.
 
-use super::chart::{
+use crate::chart::{
     self, INK, LABEL, MUTED, Picture, PlotRect, REFERENCE, SANS, centred_text, close_frame, color,
     fit, nice_step, px, reference_line, style_mesh, text, text_width,
 };

@@ -6,102 +6,13 @@
 //! Matches against the previous checkpoint (`vs_previous`) are listed in the table but
 //! not plotted: their opponent changes at every evaluation, so they make no curve.
 
-pub mod chart;
-pub mod ladder;
-pub mod plot;
-
-use crate::eval::EvalLine;
-use crate::rundir::write_atomic;
-use anyhow::{Context, bail};
+use crate::plot;
+use anyhow::bail;
 use oware_arena::elo::score_from_elo;
+use oware_arena::eval_log::{EvalLine, read_eval_log};
+use oware_engine::atomic::write_atomic;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The fields every line of `eval.jsonl` must have.
-const FIELDS: [&str; 13] = [
-    "step",
-    "elapsed_secs",
-    "selfplay_games",
-    "player",
-    "opponent",
-    "vs_previous",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "score",
-    "elo",
-    "elo_ci95",
-];
-
-/// Reads every evaluation of an `eval.jsonl` file, in file order. Blank lines are skipped. A
-/// missing or empty file, or a line that is not a complete evaluation, is an error naming the
-/// file and the line.
-pub fn read_eval_log(path: &Path) -> anyhow::Result<Vec<EvalLine>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the evaluation log {}", path.display()))?;
-    let mut lines = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        lines.push(parse_eval_line(line).with_context(|| {
-            format!("{} line {}: not a valid evaluation", path.display(), n + 1)
-        })?);
-    }
-    if lines.is_empty() {
-        bail!(
-            "{} holds no evaluations yet (a run writes one line per evaluation match)",
-            path.display()
-        );
-    }
-    Ok(lines)
-}
-
-/// Every evaluation of an `eval.jsonl` file, as [`read_eval_log`] reads it, but a missing or
-/// empty file is no evaluation yet rather than an error.
-pub fn read_eval_lines(path: &Path) -> anyhow::Result<Vec<EvalLine>> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Ok(m) if m.len() == 0 => return Ok(Vec::new()),
-        _ => {}
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the evaluation log {}", path.display()))?;
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    read_eval_log(path)
-}
-
-/// Parses one line of `eval.jsonl`; the error says what is wrong with it.
-pub fn parse_eval_line(line: &str) -> anyhow::Result<EvalLine> {
-    let value: serde_json::Value = serde_json::from_str(line).context("not valid JSON")?;
-    if !value.is_object() {
-        bail!("not a JSON object");
-    }
-    if let Some(line) = EvalLine::from_json(&value) {
-        if !(0.0..=1.0).contains(&line.score) {
-            bail!("score {} is outside 0..1", line.score);
-        }
-        if line.elapsed_secs < 0.0 {
-            bail!("elapsed_secs {} is negative", line.elapsed_secs);
-        }
-        return Ok(line);
-    }
-    let missing: Vec<&str> = FIELDS
-        .iter()
-        .copied()
-        .filter(|f| value.get(f).is_none_or(|v| v.is_null()))
-        .collect();
-    if missing.is_empty() {
-        bail!(
-            "a field has the wrong type (expected: {})",
-            FIELDS.join(", ")
-        );
-    }
-    bail!("missing field(s): {}", missing.join(", "))
-}
 
 /// One plotted evaluation: a point of a curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -358,82 +269,21 @@ fn subtitle(lines: &[EvalLine]) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use oware_arena::MatchScore;
 
-    /// An evaluation line of `wdl` (wins, draws, losses) at `step` and `secs` (also the
-    /// anchor's tests use it).
-    pub(crate) fn line(step: u64, secs: f64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
-        let score = oware_arena::elo::MatchScore::new(wdl.0, wdl.1, wdl.2);
-        EvalLine {
+    /// An evaluation line of `wdl` (wins, draws, losses) at `step` and `secs`.
+    fn line(step: u64, secs: f64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
+        EvalLine::of_match(
             step,
-            elapsed_secs: secs,
-            selfplay_games: step * 2,
-            player: format!("mcts:model=runs/x/checkpoints/step-{step:07},sims=100"),
-            opponent: opponent.to_string(),
-            vs_previous: opponent.starts_with("mcts:model="),
-            wdl: (score.games(), wdl.0, wdl.1, wdl.2),
-            score: score.score(),
-            elo: score.elo(),
-            elo_ci95: score.elo_ci95(),
-            ..EvalLine::default()
-        }
-    }
-
-    #[test]
-    fn lines_round_trip_through_json() {
-        let l = line(1000, 12.5, "alphabeta:depth=2", (14, 1, 5));
-        let text = l.to_json().to_string();
-        let back = parse_eval_line(&text).expect("parses");
-        // serde_json may lose the last bit of a float; everything else is exact.
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
-        assert!(close(back.elo_ci95.1, l.elo_ci95.1) && close(back.elo, l.elo));
-        let same = EvalLine {
-            elo_ci95: l.elo_ci95,
-            elo: l.elo,
-            ..back
-        };
-        assert_eq!(same, l);
-    }
-
-    #[test]
-    fn damaged_lines_say_what_is_wrong() {
-        let err = |s: &str| format!("{:#}", parse_eval_line(s).expect_err("rejected"));
-        assert!(err("{\"step\": 3").contains("not valid JSON"));
-        assert!(err("[1, 2]").contains("not a JSON object"));
-        let mut v = line(1, 1.0, "random", (1, 0, 0)).to_json();
-        v.as_object_mut().expect("object").remove("wins");
-        assert!(err(&v.to_string()).contains("missing field(s): wins"));
-        v["wins"] = serde_json::json!("many");
-        assert!(err(&v.to_string()).contains("wrong type"));
-        let mut v = line(1, 1.0, "random", (1, 0, 0)).to_json();
-        v["score"] = serde_json::json!(1.5);
-        assert!(err(&v.to_string()).contains("score 1.5 is outside"));
-        v["score"] = serde_json::json!(0.5);
-        v["elapsed_secs"] = serde_json::json!(-3.0);
-        assert!(err(&v.to_string()).contains("negative"));
-    }
-
-    #[test]
-    fn log_errors_name_file_and_line() {
-        let dir = std::env::temp_dir().join(format!("oware-report-log-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("eval.jsonl");
-        let good = line(1000, 10.0, "random", (3, 0, 1)).to_json().to_string();
-        std::fs::write(&path, format!("{good}\n\n{good}\n{{oops\n")).expect("write");
-        let msg = format!("{:#}", read_eval_log(&path).expect_err("damaged"));
-        assert!(msg.contains("eval.jsonl line 4"), "{msg}");
-        std::fs::write(&path, format!("{good}\n\n{good}\n")).expect("write");
-        assert_eq!(read_eval_log(&path).expect("reads").len(), 2);
-        std::fs::write(&path, "\n").expect("write");
-        let msg = format!("{:#}", read_eval_log(&path).expect_err("empty"));
-        assert!(msg.contains("no evaluations"), "{msg}");
-        let msg = format!(
-            "{:#}",
-            read_eval_log(&dir.join("nope.jsonl")).expect_err("missing")
-        );
-        assert!(msg.contains("nope.jsonl"), "{msg}");
-        let _ = std::fs::remove_dir_all(&dir);
+            secs,
+            step * 2,
+            &format!("mcts:model=runs/x/checkpoints/step-{step:07},sims=100"),
+            opponent,
+            opponent.starts_with("mcts:model="),
+            MatchScore::new(wdl.0, wdl.1, wdl.2),
+        )
     }
 
     #[test]

@@ -1,9 +1,8 @@
-//! What keeps the evaluation during training from saturating: opponents at the network's own
-//! time per move (`ms=auto` in an `[eval] opponents` spec) and the network's Elo against a
-//! fixed anchor (`[eval] anchor`), fitted over every evaluation match of the run so far.
+//! The network's Elo against a fixed anchor (`[eval] anchor` of a training run), fitted over
+//! every evaluation match of the run so far.
 //!
-//! The rating is a maximum-likelihood Bradley–Terry fit with draws ([`oware_arena::ratings`],
-//! as `oware ladder` computes it) in which every evaluated network (one per step) and every
+//! The rating is a maximum-likelihood Bradley–Terry fit with draws ([`crate::ratings`], as
+//! `oware ladder` computes it) in which every evaluated network (one per step) and every
 //! fixed opponent is a player and the anchor is 0. Each evaluation plays the anchor, and all
 //! of them play the same other opponents, so the opponents' ratings are learned from the
 //! networks that scored neither 0% nor 100% against them: once a network sweeps the anchor,
@@ -11,68 +10,9 @@
 //! link each network to the one before). An `ms=auto` opponent is one player over the run (the
 //! network's time per move barely changes while its size and simulations stay the same).
 
-use crate::eval::EvalLine;
-use oware_arena::MatchScore;
-use oware_arena::ratings::{Pairing, fit};
-use oware_engine::Game;
-use oware_search::{Limits, Player};
-use std::time::{Duration, Instant};
-
-/// The option of an opponent spec that `[eval]` replaces by the network's time per move.
-pub const AUTO_MS: &str = "ms=auto";
-
-/// Moves timed to measure the network's time per move (after one untimed warm-up move).
-pub const TIMED_MOVES: usize = 8;
-
-/// Whether `spec` asks for the network's time per move.
-pub fn has_auto_ms(spec: &str) -> bool {
-    spec.split_once(':')
-        .is_some_and(|(_, options)| options.split(',').any(|o| o == AUTO_MS))
-}
-
-/// `spec` with `ms=auto` replaced by `ms=MILLIS`; `spec` itself when it has no `ms=auto`.
-pub fn resolve_auto_ms(spec: &str, millis: u64) -> String {
-    let Some((kind, options)) = spec.split_once(':') else {
-        return spec.to_string();
-    };
-    let options: Vec<String> = options
-        .split(',')
-        .map(|o| {
-            if o == AUTO_MS {
-                format!("ms={millis}")
-            } else {
-                o.to_string()
-            }
-        })
-        .collect();
-    format!("{kind}:{}", options.join(","))
-}
-
-/// The mean time per move of `player` in milliseconds (rounded up, at least 1): one warm-up
-/// move, then [`TIMED_MOVES`] moves of a game from the start, each searched alone on this
-/// thread, as an equal-time opponent would search.
-pub fn measure_millis_per_move(player: &mut dyn Player) -> anyhow::Result<u64> {
-    let mut game = Game::new();
-    let mut spent = Duration::ZERO;
-    let mut timed = 0u32;
-    for i in 0..=TIMED_MOVES {
-        if game.is_over() {
-            break;
-        }
-        let start = Instant::now();
-        let choice = player
-            .choose(&game, Limits::default())
-            .map_err(|e| anyhow::anyhow!("timing the network's moves: {e}"))?;
-        if i > 0 {
-            spent += start.elapsed();
-            timed += 1;
-        }
-        game.play(choice.mv)
-            .map_err(|e| anyhow::anyhow!("timing the network's moves: {e}"))?;
-    }
-    let mean = spent.as_secs_f64() * 1000.0 / f64::from(timed.max(1));
-    Ok((mean.ceil() as u64).max(1))
-}
+use crate::elo::MatchScore;
+use crate::eval_log::EvalLine;
+use crate::ratings::{Pairing, fit};
 
 /// The network's Elo against the anchor at one evaluation, with its 95% interval.
 #[derive(Clone, Debug, PartialEq)]
@@ -157,23 +97,9 @@ pub fn anchor_elo(
 mod tests {
     use super::*;
 
-    /// The report's evaluation-line fixture (training time and games play no part here).
+    /// The evaluation-line fixture (training time and games play no part here).
     fn line(step: u64, opponent: &str, wdl: (u32, u32, u32)) -> EvalLine {
-        crate::report::tests::line(step, 0.0, opponent, wdl)
-    }
-
-    #[test]
-    fn auto_ms_is_found_and_replaced() {
-        assert!(has_auto_ms("alphabeta:ms=auto"));
-        assert!(has_auto_ms("alphabeta:egtb=t,ms=auto"));
-        assert!(!has_auto_ms("alphabeta:ms=20"));
-        assert!(!has_auto_ms("random"));
-        assert_eq!(resolve_auto_ms("alphabeta:ms=auto", 7), "alphabeta:ms=7");
-        assert_eq!(
-            resolve_auto_ms("alphabeta:egtb=t,ms=auto", 12),
-            "alphabeta:egtb=t,ms=12"
-        );
-        assert_eq!(resolve_auto_ms("random", 5), "random");
+        crate::eval_log::tests::line(step, 0.0, opponent, wdl)
     }
 
     #[test]
