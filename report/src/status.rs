@@ -189,6 +189,20 @@ impl MatchStatus {
     }
 }
 
+impl oware_arena::ladder::LadderProgress for MatchStatus {
+    fn start(&self, label: &str) {
+        MatchStatus::start(self, label);
+    }
+
+    fn game_done(&self, a_points: f64) {
+        MatchStatus::game_done(self, a_points);
+    }
+
+    fn note(&self, text: &str) {
+        self.line().note(text);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

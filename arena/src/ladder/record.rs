@@ -158,7 +158,7 @@ pub struct PairingSpecs<'a> {
     pub max_plies: u32,
 }
 
-/// The record line of game `index` of a pairing: [`oware_arena::GameOutcome::record_line`]
+/// The record line of game `index` of a pairing: [`crate::GameOutcome::record_line`]
 /// and ` game=N`.
 pub fn line_with_index(record_line: &str, index: u32) -> String {
     format!("{record_line} game={index}")
@@ -357,7 +357,7 @@ fn write_log(path: Option<&Path>, s: &mut LogState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_arena::{MatchOptions, play_match};
+    use crate::{MatchOptions, play_match};
     use oware_engine::DEFAULT_MAX_PLIES;
     use oware_search::{Player, RandomPlayer};
 
