@@ -13,6 +13,7 @@
 pub mod anchor;
 pub mod elo;
 pub mod eval_log;
+pub mod judge;
 pub mod ladder;
 mod matches;
 pub mod ratings;
