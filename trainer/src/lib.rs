@@ -7,6 +7,7 @@
 //! machines.
 
 pub mod auto_ms;
+pub mod bench;
 pub mod broker;
 pub mod config;
 pub mod eval;
@@ -15,6 +16,7 @@ pub mod rates;
 pub mod replay;
 pub mod rundir;
 pub mod selfplay;
+pub mod selfplay_records;
 pub mod state;
 pub mod tablebase;
 pub mod tensorboard;
