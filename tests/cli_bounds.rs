@@ -4,7 +4,7 @@
 mod common;
 
 use common::{BIN, oware, scratch, text};
-use oware_engine::limits::{MAX_DEPTH, MAX_GAMES, MAX_MILLIS, MAX_SIMS, MAX_THREADS};
+use oware_engine::bounds::{MAX_DEPTH, MAX_GAMES, MAX_MILLIS, MAX_SIMS, MAX_THREADS};
 use std::io::Write;
 use std::process::{Command, Stdio};
 

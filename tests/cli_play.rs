@@ -3,7 +3,7 @@
 //! no move and by repetition from loaded records.
 
 use oware_engine::{EndReason, Game, Move, PlayError, Side};
-use oware_search::{Limits, Player, RandomPlayer};
+use oware_search::{Budget, Player, RandomPlayer};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -203,7 +203,7 @@ fn random_game(seed: u64) -> Game {
     let mut player = RandomPlayer::new(seed);
     let mut game = Game::new();
     while !game.is_over() {
-        let choice = player.choose(&game, Limits::default()).expect("a move");
+        let choice = player.choose(&game, Budget::default()).expect("a move");
         game.play(choice.mv)
             .expect("random player plays legal moves");
     }

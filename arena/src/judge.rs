@@ -11,7 +11,7 @@ use anyhow::Context;
 use oware_engine::egtb::{Tables, Verdict, judge};
 use oware_engine::record::games_in;
 use oware_engine::{DEFAULT_MAX_PLIES, Game};
-use oware_search::Limits;
+use oware_search::Budget;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -256,7 +256,7 @@ pub fn judge_positions(
                 let mut player = factory(seed ^ (i as u64).wrapping_mul(0x51ED))
                     .map_err(|e| anyhow::anyhow!(e))?;
                 let choice = player
-                    .choose(game, Limits::default())
+                    .choose(game, Budget::default())
                     .with_context(|| format!("{} choosing a move", player.name()))?;
                 let v = judge(&analysis, choice.mv).with_context(|| {
                     format!("{} chose {}, not a legal move", player.name(), choice.mv)
@@ -301,7 +301,7 @@ mod tests {
         let mut game = Game::new();
         let mut player = RandomPlayer::new(4);
         while !game.is_over() {
-            let mv = player.choose(&game, Limits::default()).expect("live").mv;
+            let mv = player.choose(&game, Budget::default()).expect("live").mv;
             game.play(mv).expect("legal");
         }
         let mut out = Vec::new();

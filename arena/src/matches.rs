@@ -18,7 +18,7 @@ use oware_engine::Side;
 use oware_engine::{Game, GameResult};
 use oware_search::Evaluator;
 use oware_search::mcts::MctsConfig;
-use oware_search::{Limits, Player};
+use oware_search::{Budget, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -319,7 +319,7 @@ fn play_move(
 ) -> Result<Move, String> {
     let started = Instant::now();
     let choice = player
-        .choose(game, Limits::default())
+        .choose(game, Budget::default())
         .map_err(|e| format!("player {}: {e}", player.name()))?;
     time.0 += started.elapsed();
     time.1 += 1;

@@ -6,12 +6,12 @@
 //!
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
-pub mod atomic;
+pub mod atomic_file;
+pub mod bounded_lines;
+pub mod bounds;
 pub mod checksum;
 pub mod egtb;
 mod game;
-pub mod limits;
-pub mod lines;
 mod moves;
 pub mod panic;
 mod perft;

@@ -8,7 +8,7 @@ mod fuzz_support;
 
 use fuzz_support::{long_cases, mutate_text, mutations, run};
 use oware_engine::Game;
-use oware_engine::lines::{BoundedLines, Line};
+use oware_engine::bounded_lines::{BoundedLines, Line};
 use oware_engine::record::{RecordLine, format_line};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;

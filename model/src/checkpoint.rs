@@ -213,7 +213,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
 }
 
 fn write_synced(path: &Path, data: &[u8]) -> Result<(), CheckpointError> {
-    oware_engine::atomic::write_atomic(path, data).map_err(|e| CheckpointError::Io {
+    oware_engine::atomic_file::write_atomic(path, data).map_err(|e| CheckpointError::Io {
         path: e.path,
         source: e.source,
     })
@@ -344,7 +344,7 @@ pub fn save_checkpoint_with(
     }
     // meta.json last: a directory with it is complete.
     write_synced(&tmp.path().join(META_FILE), json.as_bytes())?;
-    oware_engine::atomic::sync_dir(tmp.path());
+    oware_engine::atomic_file::sync_dir(tmp.path());
     let kept = tmp.keep();
     if let Err(source) = fs::rename(&kept, dir) {
         // Removing the kept temporary is best effort: the error that matters is the rename's,
@@ -355,7 +355,7 @@ pub fn save_checkpoint_with(
             source,
         });
     }
-    oware_engine::atomic::sync_dir(&parent);
+    oware_engine::atomic_file::sync_dir(&parent);
     Ok(())
 }
 
@@ -412,7 +412,7 @@ pub fn remove_checkpoint(dir: &Path) -> Result<(), CheckpointError> {
         fs::remove_dir_all(&doomed).map_err(io_err(&doomed))?;
     }
     fs::rename(dir, &doomed).map_err(io_err(dir))?;
-    oware_engine::atomic::sync_dir(&parent);
+    oware_engine::atomic_file::sync_dir(&parent);
     fs::remove_dir_all(&doomed).map_err(io_err(&doomed))
 }
 

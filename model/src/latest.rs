@@ -24,7 +24,7 @@ pub fn write_latest(checkpoints_dir: &Path, name: &str) -> Result<(), Checkpoint
         });
     }
     let path = checkpoints_dir.join(LATEST_FILE);
-    oware_engine::atomic::write_atomic(&path, format!("{name}\n").as_bytes()).map_err(|e| {
+    oware_engine::atomic_file::write_atomic(&path, format!("{name}\n").as_bytes()).map_err(|e| {
         CheckpointError::Io {
             path: e.path,
             source: e.source,

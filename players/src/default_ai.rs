@@ -126,9 +126,9 @@ mod tests {
         let choice = player
             .choose(
                 &game,
-                oware_search::Limits {
+                oware_search::Budget {
                     sims: Some(16),
-                    ..oware_search::Limits::default()
+                    ..oware_search::Budget::default()
                 },
             )
             .expect("a move");

@@ -27,7 +27,7 @@ mod tests {
     use crate::spec::PlayerSpec;
     use crate::{build_player, build_player_from_str};
     use oware_engine::Game;
-    use oware_search::Limits;
+    use oware_search::Budget;
 
     fn spec(s: &str) -> PlayerSpec {
         s.parse().expect("valid spec")
@@ -44,7 +44,7 @@ mod tests {
         ] {
             let mut p = build_player(&spec(s), 1).expect("buildable");
             assert_eq!(p.name(), s);
-            let c = p.choose(&game, Limits::default()).expect("a move");
+            let c = p.choose(&game, Budget::default()).expect("a move");
             assert!(game.legal_moves().contains(c.mv));
         }
     }

@@ -10,10 +10,10 @@
 //! ignored; end of input ends the engine like `quit`. A line longer than
 //! [`MAX_LINE_BYTES`] or not UTF-8 is answered with an error and skipped.
 
-use oware_engine::limits::{MAX_DEPTH, MAX_LINE_BYTES, MAX_MILLIS, MAX_SIMS};
-use oware_engine::lines::BoundedLines;
+use oware_engine::bounded_lines::BoundedLines;
+use oware_engine::bounds::{MAX_DEPTH, MAX_LINE_BYTES, MAX_MILLIS, MAX_SIMS};
 use oware_engine::{Game, GameError};
-use oware_search::{Limits, Player, SearchInfo};
+use oware_search::{Budget, Player, SearchInfo};
 use std::io::{self, BufRead, Write};
 
 /// What a line asks for.
@@ -62,8 +62,8 @@ fn parse_position(args: &[&str]) -> Result<Game, String> {
 
 /// Parses the arguments of `go`: pairs `sims N`, `depth N`, `ms N`, each at most once and each
 /// within its bound ([`MAX_SIMS`], [`MAX_DEPTH`], [`MAX_MILLIS`]).
-pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
-    let mut limits = Limits::default();
+pub fn parse_go(args: &[&str]) -> Result<Budget, String> {
+    let mut limits = Budget::default();
     let mut rest = args;
     while let [key, tail @ ..] = rest {
         let Some((value, tail)) = tail.split_first() else {
@@ -216,10 +216,10 @@ mod tests {
 
     #[test]
     fn go_options_parse_within_their_bounds() {
-        assert_eq!(parse_go(&[]), Ok(Limits::default()));
+        assert_eq!(parse_go(&[]), Ok(Budget::default()));
         assert_eq!(
             parse_go(&["depth", "5", "ms", "20"]),
-            Ok(Limits {
+            Ok(Budget {
                 depth: Some(5),
                 millis: Some(20),
                 sims: None

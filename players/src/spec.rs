@@ -38,7 +38,7 @@ run's [mcts] section, without self-play noise and temperature; older checkpoints
 /// without `sims=` searches with the simulations its checkpoint was trained with.
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
 
-use oware_engine::limits::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
+use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
 use oware_search::mcts::RootAlgorithm;
 
 /// The largest first-play-urgency reduction `fpu=` accepts (values are in [-1, 1], so a

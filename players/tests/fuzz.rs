@@ -9,10 +9,10 @@ mod fuzz_support;
 
 use fuzz_support::{long_cases, mutate_text, mutations, run};
 use oware_engine::Game;
-use oware_engine::limits::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
+use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
 use oware_players::protocol::Engine;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
-use oware_search::{Choice, Limits, Player, PlayerError, RandomPlayer};
+use oware_search::{Budget, Choice, Player, PlayerError, RandomPlayer};
 use proptest::prelude::*;
 
 /// A random player that checks what the protocol hands it: a live game and limits within
@@ -24,7 +24,7 @@ impl Player for Checked {
         "checked random".to_string()
     }
 
-    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+    fn choose(&mut self, game: &Game, limits: Budget) -> Result<Choice, PlayerError> {
         assert!(!game.is_over(), "go on a finished game reached the player");
         assert!(limits.sims.is_none_or(|s| (1..=MAX_SIMS).contains(&s)));
         assert!(limits.depth.is_none_or(|d| (1..=MAX_DEPTH).contains(&d)));

@@ -8,7 +8,7 @@ use oware_model::{
     save_checkpoint,
 };
 use oware_players::PlayerBuilder;
-use oware_search::Limits;
+use oware_search::Budget;
 use oware_search::mcts::{CpuctForm, MctsConfig, RootAlgorithm};
 use std::path::{Path, PathBuf};
 
@@ -72,7 +72,7 @@ fn the_checkpoints_search_reaches_the_player_without_noise() {
     // The player itself runs the checkpoint's 37 simulations per move.
     let mut player = builder(&spec).build(1).expect("player");
     let choice = player
-        .choose(&Game::new(), Limits::default())
+        .choose(&Game::new(), Budget::default())
         .expect("a move");
     assert!(choice.info.starts_with("sims 37 "), "{}", choice.info);
 }
@@ -101,7 +101,7 @@ fn spec_keys_override_the_checkpoints_search() {
     assert_eq!(got, want);
     let mut player = builder(&spec).build(1).expect("player");
     let choice = player
-        .choose(&Game::new(), Limits::default())
+        .choose(&Game::new(), Budget::default())
         .expect("a move");
     assert!(choice.info.starts_with("sims 12 "), "{}", choice.info);
 }
@@ -161,7 +161,7 @@ fn the_reference_network_loads_and_plays() {
     );
     let mut player = b.build(3).expect("player");
     let choice = player
-        .choose(&Game::new(), Limits::default())
+        .choose(&Game::new(), Budget::default())
         .expect("a move");
     assert!(choice.info.starts_with("sims 16 "), "{}", choice.info);
 }
@@ -173,7 +173,7 @@ fn median_move_millis(spec: &str, moves: usize) -> f64 {
     let mut times = Vec::new();
     while times.len() < moves && !game.is_over() {
         let start = std::time::Instant::now();
-        let choice = player.choose(&game, Limits::default()).expect("a move");
+        let choice = player.choose(&game, Budget::default()).expect("a move");
         times.push(start.elapsed().as_secs_f64() * 1000.0);
         game.play(choice.mv).expect("a legal move");
     }
@@ -204,7 +204,7 @@ fn a_timed_search_stops_in_time() {
     let spec = format!("mcts:model={},ms=60000,sims=20", dir.display());
     let mut player = builder(&spec).build(5).expect("player");
     let choice = player
-        .choose(&Game::new(), Limits::default())
+        .choose(&Game::new(), Budget::default())
         .expect("a move");
     assert!(choice.info.starts_with("sims 20 "), "{}", choice.info);
 }

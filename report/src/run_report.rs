@@ -10,7 +10,7 @@ use crate::plot;
 use anyhow::bail;
 use oware_arena::elo::score_from_elo;
 use oware_arena::eval_log::{EvalLine, read_eval_log};
-use oware_engine::atomic::write_atomic;
+use oware_engine::atomic_file::write_atomic;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

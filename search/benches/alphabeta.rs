@@ -8,7 +8,7 @@
 use criterion::{Criterion, Throughput, criterion_main};
 use oware_engine::{Game, Move, Position, Side};
 use oware_search::alphabeta::{DEFAULT_TT_MB, terminal_score};
-use oware_search::{SearchLimits, SearchResult, Searcher};
+use oware_search::{AlphaBetaResult, SearchBudget, Searcher};
 use std::hint::black_box;
 
 /// A pinned search: the game, the depth, and what a cleared searcher must find.
@@ -21,19 +21,19 @@ struct Case {
     score: i32,
 }
 
-fn search(game: &Game, depth: u32, searcher: &mut Searcher) -> SearchResult {
+fn search(game: &Game, depth: u32, searcher: &mut Searcher) -> AlphaBetaResult {
     searcher.clear();
     searcher.search(
         game,
-        SearchLimits {
+        SearchBudget {
             depth: Some(depth),
-            ..SearchLimits::default()
+            ..SearchBudget::default()
         },
         &[],
     )
 }
 
-fn check(case: &Case, r: &SearchResult) {
+fn check(case: &Case, r: &AlphaBetaResult) {
     let best: Option<Move> = case.best.parse().ok();
     assert_eq!(
         (r.nodes, r.best, r.score),
@@ -107,9 +107,9 @@ fn report_one_second() {
     let mut searcher = Searcher::new(DEFAULT_TT_MB);
     let r = searcher.search(
         &Game::new(),
-        SearchLimits {
+        SearchBudget {
             millis: Some(1000),
-            ..SearchLimits::default()
+            ..SearchBudget::default()
         },
         &[],
     );

@@ -4,7 +4,7 @@
 //! (defaults: 20 games, 1000 simulations per move).
 
 use oware_engine::{Game, Side, Winner};
-use oware_search::{Limits, Player, RandomPlayer, RolloutMctsPlayer};
+use oware_search::{Budget, Player, RandomPlayer, RolloutMctsPlayer};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -34,9 +34,9 @@ fn main() -> ExitCode {
         let mut game = Game::new();
         while !game.is_over() {
             let choice = if game.to_move() == mcts_side {
-                mcts.choose(&game, Limits::default())
+                mcts.choose(&game, Budget::default())
             } else {
-                random.choose(&game, Limits::default())
+                random.choose(&game, Budget::default())
             };
             let choice = match choice {
                 Ok(c) => c,

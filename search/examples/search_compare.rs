@@ -8,7 +8,7 @@
 
 use oware_engine::{Game, Position, Side, Winner, random_playout};
 use oware_search::mcts::{InteriorRule, MctsConfig, RootAlgorithm};
-use oware_search::{EvalError, Evaluation, Evaluator, Limits, MctsPlayer, Player, uniform_policy};
+use oware_search::{Budget, EvalError, Evaluation, Evaluator, MctsPlayer, Player, uniform_policy};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::process::ExitCode;
@@ -123,7 +123,7 @@ fn main() -> ExitCode {
             } else {
                 &mut north
             };
-            let c = match p.choose(&game, Limits::default()) {
+            let c = match p.choose(&game, Budget::default()) {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("error: {e}");

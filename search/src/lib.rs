@@ -20,10 +20,10 @@ pub mod mcts;
 mod player;
 mod table_evaluator;
 
-pub use alphabeta::{AlphaBetaPlayer, SearchLimits, SearchResult, Searcher};
+pub use alphabeta::{AlphaBetaPlayer, AlphaBetaResult, SearchBudget, Searcher};
 pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use player::{
-    Choice, Limits, PROGRESS_MILLIS, Player, PlayerError, RandomPlayer, Score, SearchInfo,
+    Budget, Choice, PROGRESS_MILLIS, Player, PlayerError, RandomPlayer, Score, SearchInfo,
 };
 pub use table_evaluator::TableEvaluator;

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 /// Per-call limits a caller may impose on a search (`go sims N`, `go depth N`, `go ms N`).
 /// `None` means: use the player's own setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
+pub struct Budget {
     /// Simulations for MCTS players.
     pub sims: Option<u32>,
     /// Depth in plies for alpha-beta.
@@ -48,7 +48,7 @@ pub trait Player: Send {
 
     /// Chooses a move in `game`. The move is legal; a finished game or a failing evaluator is
     /// an error.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError>;
+    fn choose(&mut self, game: &Game, limits: Budget) -> Result<Choice, PlayerError>;
 
     /// Forgets per-game state (search trees, caches) before a new game. The default does
     /// nothing.
@@ -60,7 +60,7 @@ pub trait Player: Send {
     fn choose_reporting(
         &mut self,
         game: &Game,
-        limits: Limits,
+        limits: Budget,
         progress: &mut dyn FnMut(&SearchInfo),
     ) -> Result<Choice, PlayerError> {
         let _ = progress;
@@ -153,7 +153,7 @@ impl Player for RandomPlayer {
         "random".to_string()
     }
 
-    fn choose(&mut self, game: &Game, _limits: Limits) -> Result<Choice, PlayerError> {
+    fn choose(&mut self, game: &Game, _limits: Budget) -> Result<Choice, PlayerError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
             return Err(PlayerError::GameOver);

@@ -2,9 +2,9 @@
 
 use oware_engine::{Game, Move, Position, Side};
 use oware_search::alphabeta::{
-    AlphaBetaPlayer, SearchLimits, Searcher, WIN_THRESHOLD, plies_to_end, terminal_score,
+    AlphaBetaPlayer, SearchBudget, Searcher, WIN_THRESHOLD, plies_to_end, terminal_score,
 };
-use oware_search::{Limits, Player};
+use oware_search::{Budget, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -16,10 +16,10 @@ fn pos(board: [u8; 12], captured: [u8; 2], to_move: Side) -> Position {
     Position::from_parts(board, captured, to_move).expect("test position")
 }
 
-fn depth(d: u32) -> SearchLimits {
-    SearchLimits {
+fn depth(d: u32) -> SearchBudget {
+    SearchBudget {
         depth: Some(d),
-        ..SearchLimits::default()
+        ..SearchBudget::default()
     }
 }
 
@@ -193,7 +193,7 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
             } else {
                 &mut b
             };
-            let c = p.choose(&game, Limits::default()).expect("a move");
+            let c = p.choose(&game, Budget::default()).expect("a move");
             assert!(game.legal_moves().contains(c.mv));
             let v = c.value.expect("alpha-beta has a value");
             assert!((-1.0..=1.0).contains(&v));
@@ -208,9 +208,9 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
     let c = p
         .choose(
             &Game::new(),
-            Limits {
+            Budget {
                 depth: Some(2),
-                ..Limits::default()
+                ..Budget::default()
             },
         )
         .expect("a move");
@@ -221,9 +221,9 @@ fn player_is_deterministic_for_a_seed_and_respects_limits() {
     let timed = p
         .choose(
             &Game::new(),
-            Limits {
+            Budget {
                 millis: Some(30),
-                ..Limits::default()
+                ..Budget::default()
             },
         )
         .expect("a move");

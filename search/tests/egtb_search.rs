@@ -5,7 +5,7 @@ use oware_engine::egtb::brute::{BruteSolver, sampled_game, south_to_move};
 use oware_engine::egtb::{Boards, Outcome, Table, Tables, solve_table};
 use oware_engine::{Game, Position, Side};
 use oware_search::alphabeta::{SEED, table_estimate, table_node, table_score};
-use oware_search::{AlphaBetaPlayer, Limits, Player, RandomPlayer};
+use oware_search::{AlphaBetaPlayer, Budget, Player, RandomPlayer};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;
@@ -75,9 +75,9 @@ fn alphabeta_with_tables_never_loses_a_won_table_position() {
             let mut g = game.clone();
             while !g.is_over() {
                 let mv = if g.to_move() == Side::South {
-                    me.choose(&g, Limits::default()).expect("a move").mv
+                    me.choose(&g, Budget::default()).expect("a move").mv
                 } else {
-                    opponent.choose(&g, Limits::default()).expect("a move").mv
+                    opponent.choose(&g, Budget::default()).expect("a move").mv
                 };
                 g.play(mv).expect("legal");
             }
@@ -180,7 +180,7 @@ fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
         tried += 1;
         open += !tb_exact(&game) as u32;
         let best = solver.outcome(&game);
-        let mv = player.choose(&game, Limits::default()).expect("live").mv;
+        let mv = player.choose(&game, Budget::default()).expect("live").mv;
         let mut child = game.clone();
         child.play(mv).expect("legal");
         let kept = match child.result() {

@@ -5,7 +5,7 @@ use oware_search::mcts::{
     BatchedSearch, InteriorRule, MctsConfig, RolloutSearch, RootAlgorithm, Search, SlotParams,
 };
 use oware_search::{
-    Choice, Limits, MctsPlayer, Player, RandomPlayer, RolloutMctsPlayer, UniformEvaluator,
+    Budget, Choice, MctsPlayer, Player, RandomPlayer, RolloutMctsPlayer, UniformEvaluator,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -346,7 +346,7 @@ fn play_out(a: &mut dyn Player, b: &mut dyn Player) -> Game {
     b.new_game();
     while !game.is_over() {
         let p: &mut dyn Player = if game.to_move() == Side::South { a } else { b };
-        let Choice { mv, .. } = p.choose(&game, Limits::default()).expect("a move");
+        let Choice { mv, .. } = p.choose(&game, Budget::default()).expect("a move");
         game.play(mv).expect("players choose legal moves");
     }
     game
@@ -369,17 +369,17 @@ fn players_play_whole_games() {
     let c = net
         .choose(
             &Game::new(),
-            Limits {
+            Budget {
                 sims: Some(7),
-                ..Limits::default()
+                ..Budget::default()
             },
         )
         .expect("a move");
     assert!(c.value.is_some());
     assert!(c.info.starts_with("sims 7 "), "{}", c.info);
-    let timed = Limits {
+    let timed = Budget {
         millis: Some(5),
-        ..Limits::default()
+        ..Budget::default()
     };
     let mut rollout = RolloutMctsPlayer::new(60, 1.4, 1);
     let c = rollout.choose(&Game::new(), timed).expect("a move");
@@ -470,10 +470,10 @@ fn a_failing_evaluator_is_an_error_and_the_search_recovers() {
         // A player reports it instead of making up a move.
         let mut p = MctsPlayer::new(failing(2), config(root, 30, 2), 1).expect("valid");
         let e = p
-            .choose(&Game::new(), Limits::default())
+            .choose(&Game::new(), Budget::default())
             .expect_err("the evaluator fails");
         assert!(e.to_string().contains("not a finite number"), "{e}");
-        let c = p.choose(&Game::new(), Limits::default()).expect("recovers");
+        let c = p.choose(&Game::new(), Budget::default()).expect("recovers");
         assert!(Game::new().legal_moves().contains(c.mv));
     }
 }

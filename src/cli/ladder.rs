@@ -9,7 +9,7 @@
 use super::matches::MatchArgs;
 use anyhow::Context;
 use oware_arena::ladder::{Ladder, MAX_GAMES, missing_games, play_ladder, recorded_games};
-use oware_engine::atomic::write_atomic;
+use oware_engine::atomic_file::write_atomic;
 use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
 use oware_report::ladder::{Bar, draw};

@@ -4,7 +4,7 @@
 use super::device::parse_device;
 use oware_arena::MatchOptions;
 use oware_engine::DEFAULT_MAX_PLIES;
-use oware_engine::limits::MAX_THREADS;
+use oware_engine::bounds::MAX_THREADS;
 use oware_model::DeviceKind;
 
 /// How the games of a match are played.

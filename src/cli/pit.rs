@@ -15,7 +15,7 @@ use super::matches::MatchArgs;
 use anyhow::Context;
 use oware_arena::elo::MatchScore;
 use oware_arena::{GameOutcome, MatchSummary, games_in_flight, play_contest};
-use oware_engine::limits::MAX_GAMES;
+use oware_engine::bounds::MAX_GAMES;
 use oware_players::spec::PlayerSpec;
 use oware_players::{PlayerBuilder, contestant};
 use oware_report::status::MatchStatus;
@@ -69,7 +69,7 @@ fn write_record(
         text.push_str(&g.record_line(&a, &b));
         text.push('\n');
     }
-    oware_engine::atomic::write_atomic(path, text.as_bytes())
+    oware_engine::atomic_file::write_atomic(path, text.as_bytes())
         .with_context(|| format!("--record {}", path.display()))
 }
 

@@ -1,8 +1,8 @@
 //! `oware replay`: move lists on stdin, states out (DESIGN §3).
 
 use anyhow::Context;
-use oware_engine::limits::MAX_LINE_BYTES;
-use oware_engine::lines::BoundedLines;
+use oware_engine::bounded_lines::BoundedLines;
+use oware_engine::bounds::MAX_LINE_BYTES;
 use oware_engine::record::RecordLine;
 use oware_engine::{Game, Position};
 use serde_json::{Value, json};

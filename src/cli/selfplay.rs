@@ -2,7 +2,7 @@
 //! engine and the building block for self-play on other machines.
 
 use super::device::parse_device;
-use oware_engine::limits::MAX_GAMES;
+use oware_engine::bounds::MAX_GAMES;
 use oware_model::DeviceKind;
 use oware_report::status::StatusLine;
 use oware_trainer::TrainConfig;

@@ -2,7 +2,7 @@
 //! replaced by the network's measured time per move before the evaluation plays.
 
 use oware_engine::Game;
-use oware_search::{Limits, Player};
+use oware_search::{Budget, Player};
 use std::time::{Duration, Instant};
 
 /// The option of an opponent spec that `[eval]` replaces by the network's time per move.
@@ -48,7 +48,7 @@ pub fn measure_millis_per_move(player: &mut dyn Player) -> anyhow::Result<u64> {
         }
         let start = Instant::now();
         let choice = player
-            .choose(&game, Limits::default())
+            .choose(&game, Budget::default())
             .map_err(|e| anyhow::anyhow!("timing the network's moves: {e}"))?;
         if i > 0 {
             spent += start.elapsed();

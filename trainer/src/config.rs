@@ -65,7 +65,7 @@ pub struct SelfplayConfig {
     /// tables, a game that reaches a position of exact table value is finished by perfect
     /// table play, value targets inside the tables are clamped into the results the tables
     /// allow, and the search's leaf values are held to them too (see
-    /// [`crate::tablebase`]).
+    /// [`crate::selfplay_egtb`]).
     pub egtb: String,
     /// Where the workers' leaf batches are evaluated: each on its own thread (`per_worker`),
     /// or merged by one inference thread per device (`service`); `auto` picks `per_worker`
@@ -355,7 +355,7 @@ fn check(ok: bool, key: &str, msg: impl FnOnce() -> String) -> anyhow::Result<()
 impl TrainConfig {
     /// Checks every range; the error names the key.
     pub fn validate(&self) -> anyhow::Result<()> {
-        use oware_engine::limits::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
+        use oware_engine::bounds::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
         self.model
             .validate()
             .map_err(|e| anyhow::anyhow!("model.{e}"))?;

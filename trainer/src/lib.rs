@@ -16,9 +16,9 @@ pub mod rates;
 pub mod replay;
 pub mod rundir;
 pub mod selfplay;
+pub mod selfplay_egtb;
 pub mod selfplay_records;
 pub mod state;
-pub mod tablebase;
 pub mod tensorboard;
 pub mod train;
 

@@ -6,7 +6,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use oware_engine::atomic::write_atomic;
+pub use oware_engine::atomic_file::write_atomic;
 
 /// The name of the checkpoint folder of `step` (`step-0000020`): run state stores names, not
 /// paths, so that `./runs/x` and `runs/x` mean the same checkpoints.

@@ -6,7 +6,7 @@
 
 use crate::config::{SelfplayConfig, TrainConfig};
 use crate::replay::Sample;
-use crate::tablebase;
+use crate::selfplay_egtb;
 use anyhow::Context;
 use oware_engine::egtb::Tables;
 use oware_engine::{Game, GameResult, Move, Position, Side};
@@ -197,7 +197,7 @@ fn move_params<R: Rng + ?Sized>(sp: &SelfplayConfig, mcts: &MctsConfig, rng: &mu
 /// sending finished games to `tx`. Returns when `tx`'s receiver is gone too. With `tables`
 /// (`selfplay.egtb`), leaf values are held to the tables' results, a game that reaches an exact
 /// table value is played out from the tables, and value targets are clamped
-/// ([`crate::tablebase`]).
+/// ([`crate::selfplay_egtb`]).
 ///
 /// # Errors
 /// The evaluator's error (e.g. a network whose outputs are not finite) or an illegal move from
@@ -262,17 +262,17 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                     position: *game.position(),
                     policy: r.policy,
                     side: game.to_move(),
-                    table_range: tables.and_then(|t| tablebase::result_range(t, game)),
+                    table_range: tables.and_then(|t| selfplay_egtb::result_range(t, game)),
                 });
             }
             driver.advance(slot, r.mv)?;
             let played_out = match tables {
                 Some(t)
                     if !driver.game(slot).is_over()
-                        && tablebase::is_exact(t, driver.game(slot)) =>
+                        && selfplay_egtb::is_exact(t, driver.game(slot)) =>
                 {
                     let mut game = driver.game(slot).clone();
-                    let plies = tablebase::play_out(t, &mut game)?;
+                    let plies = selfplay_egtb::play_out(t, &mut game)?;
                     stats.table_games.fetch_add(1, Ordering::Relaxed);
                     stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
                     Some(game)
@@ -396,7 +396,7 @@ where
     E: Evaluator + Send + Sync,
 {
     let workers = config.selfplay.worker_count();
-    let tables = tablebase::load(&config.selfplay.egtb)?;
+    let tables = selfplay_egtb::load(&config.selfplay.egtb)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("selfplay-{i}"))

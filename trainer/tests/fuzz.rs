@@ -9,7 +9,7 @@
 mod fuzz_support;
 
 use fuzz_support::{apply, long_cases, mutate_text, mutations, run};
-use oware_engine::limits::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
+use oware_engine::bounds::{MAX_GAMES, MAX_SIMS, MAX_SIMS_PER_WORKER, MAX_THREADS};
 use oware_engine::{Position, Side};
 use oware_model::checksum;
 use oware_trainer::TrainConfig;

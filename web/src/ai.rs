@@ -11,7 +11,7 @@ use oware_engine::{Game, Move, Side, Winner};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
-use oware_search::{Choice, Limits};
+use oware_search::{Budget, Choice};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::Semaphore;
@@ -204,7 +204,7 @@ pub fn choose_job(entry: &AiEntry, game: Game) -> impl FnOnce() -> anyhow::Resul
         }
         let mut player = builder.build(seed())?;
         player
-            .choose(&game, Limits::default())
+            .choose(&game, Budget::default())
             .with_context(|| format!("the AI '{}' could not choose a move", player.name()))
     }
 }
@@ -239,7 +239,7 @@ fn evaluate_for_south(player: &mut dyn oware_search::Player, game: &Game) -> any
         });
     }
     let choice = player
-        .choose(game, Limits::default())
+        .choose(game, Budget::default())
         .with_context(|| format!("the analysis player '{}' failed", player.name()))?;
     let value = choice.value.with_context(|| {
         format!(

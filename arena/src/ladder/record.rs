@@ -12,7 +12,7 @@
 //! pairing; a damaged line is an error naming the file and the line.
 
 use anyhow::{Context, bail};
-use oware_engine::atomic::write_atomic;
+use oware_engine::atomic_file::write_atomic;
 use oware_engine::record::{RecordLine, result_text};
 use oware_engine::{Game, Move, Position, Side};
 use serde::{Deserialize, Serialize};

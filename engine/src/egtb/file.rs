@@ -10,7 +10,7 @@
 //! | 56..64 | checksum of the codes, u64 ([`crate::checksum::checksum`], FNV-1a)  |
 //! | 64..72 | checksum of bytes 0..64, u64                                         |
 //!
-//! Files are written with [`crate::atomic::write_atomic_with`], so a crash leaves the old file
+//! Files are written with [`crate::atomic_file::write_atomic_with`], so a crash leaves the old file
 //! or the new one. Reading checks every field, the length and both checksums, then every code;
 //! each failure is an error that names the file.
 
@@ -94,7 +94,7 @@ pub fn write_table(dir: &Path, table: &Table) -> Result<PathBuf, FileError> {
     let n = table.seeds() as usize;
     let path = table_path(dir, n);
     let h = header(n, table.codes());
-    crate::atomic::write_atomic_with(&path, |w: &mut dyn Write| {
+    crate::atomic_file::write_atomic_with(&path, |w: &mut dyn Write| {
         w.write_all(&h)?;
         w.write_all(table.codes())
     })

@@ -15,7 +15,7 @@ pub use score::{
     MATE, PLY_STEP, WIN_THRESHOLD, format_score, is_decisive, plies_to_end, result_score,
     score_to_value, terminal_score,
 };
-pub use search::{DEFAULT_DEPTH, MAX_PLY, SearchLimits, SearchResult, Searcher};
+pub use search::{AlphaBetaResult, DEFAULT_DEPTH, MAX_PLY, SearchBudget, Searcher};
 pub use tables::{
     LEAF_SHARE_TENTHS, LEAF_TABLE_TENTHS, TABLE_WIN, TableNode, table_estimate, table_node,
     table_score,

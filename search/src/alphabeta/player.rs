@@ -1,8 +1,8 @@
 //! The alpha-beta player: a [`Searcher`] behind the [`Player`] trait.
 
 use super::score::{format_score, plies_to_end, score_to_value};
-use super::search::{SearchLimits, SearchResult, Searcher};
-use crate::player::{Choice, Limits, Player, PlayerError, Score, SearchInfo};
+use super::search::{AlphaBetaResult, SearchBudget, Searcher};
+use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
 use oware_engine::Game;
 use oware_engine::Move;
 use oware_engine::egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
@@ -27,7 +27,7 @@ pub struct AlphaBetaPlayer {
     depth: Option<u32>,
     millis: Option<u64>,
     seed: u64,
-    last: Option<SearchResult>,
+    last: Option<AlphaBetaResult>,
     /// With tables: proves the results of the root's moves with the game's real history
     /// before each search in a table position; its answers after captures are kept.
     prover: Option<Prover>,
@@ -70,13 +70,13 @@ impl AlphaBetaPlayer {
     }
 
     /// The full result of the last search (depth, nodes, score, principal variation).
-    pub fn last_result(&self) -> Option<&SearchResult> {
+    pub fn last_result(&self) -> Option<&AlphaBetaResult> {
         self.last.as_ref()
     }
 
     /// Searches `game` with the given limits (those set override the player's own) and
     /// returns the full result.
-    pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
+    pub fn search(&mut self, game: &Game, limits: Budget) -> AlphaBetaResult {
         self.search_reporting(game, limits, &mut |_| {})
     }
 
@@ -84,9 +84,9 @@ impl AlphaBetaPlayer {
     pub fn search_reporting(
         &mut self,
         game: &Game,
-        limits: Limits,
-        on_iteration: &mut dyn FnMut(&SearchResult),
-    ) -> SearchResult {
+        limits: Budget,
+        on_iteration: &mut dyn FnMut(&AlphaBetaResult),
+    ) -> AlphaBetaResult {
         let (depth, millis) = if limits.depth.is_some() || limits.millis.is_some() {
             (limits.depth, limits.millis)
         } else {
@@ -110,7 +110,7 @@ impl AlphaBetaPlayer {
         });
         self.searcher.search_among(
             game,
-            SearchLimits {
+            SearchBudget {
                 depth,
                 millis,
                 nodes: None,
@@ -123,7 +123,7 @@ impl AlphaBetaPlayer {
 }
 
 /// A one-line summary of a search: `depth D score S nodes N time T ms nps X pv m1 m2 ...`.
-pub fn search_info(r: &SearchResult) -> String {
+pub fn search_info(r: &AlphaBetaResult) -> String {
     let mut s = format!(
         "depth {} score {} nodes {} time {} ms nps {:.0} pv",
         r.depth,
@@ -140,7 +140,7 @@ pub fn search_info(r: &SearchResult) -> String {
 
 /// A completed iteration as an `info` report: the score in hundredths of a seed, or
 /// `mate ±P` when proven.
-pub fn iteration_info(r: &SearchResult) -> SearchInfo {
+pub fn iteration_info(r: &AlphaBetaResult) -> SearchInfo {
     let score = match plies_to_end(r.score) {
         Some(p) if r.score > 0 => Score::Mate(p as i32),
         Some(p) => Score::Mate(-(p as i32)),
@@ -170,7 +170,7 @@ impl Player for AlphaBetaPlayer {
         }
     }
 
-    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+    fn choose(&mut self, game: &Game, limits: Budget) -> Result<Choice, PlayerError> {
         self.choose_reporting(game, limits, &mut |_| {})
     }
 
@@ -178,7 +178,7 @@ impl Player for AlphaBetaPlayer {
     fn choose_reporting(
         &mut self,
         game: &Game,
-        limits: Limits,
+        limits: Budget,
         progress: &mut dyn FnMut(&SearchInfo),
     ) -> Result<Choice, PlayerError> {
         let r = self.search_reporting(game, limits, &mut |r| progress(&iteration_info(r)));

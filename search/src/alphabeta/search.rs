@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The deepest the search goes, in plies from the root.
-pub const MAX_PLY: usize = oware_engine::limits::MAX_DEPTH as usize;
+pub const MAX_PLY: usize = oware_engine::bounds::MAX_DEPTH as usize;
 /// The depth searched when neither a depth nor a time is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
@@ -50,7 +50,7 @@ const HISTORY_LIMIT: u32 = 1 << 26;
 
 /// What bounds one search. With neither `depth` nor `millis`, [`DEFAULT_DEPTH`] is used.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SearchLimits {
+pub struct SearchBudget {
     /// Deepest iteration, in plies.
     pub depth: Option<u32>,
     /// Time budget in milliseconds; the search returns the last completed iteration's result.
@@ -61,7 +61,7 @@ pub struct SearchLimits {
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchResult {
+pub struct AlphaBetaResult {
     /// The best move; `None` only when the game is already over.
     pub best: Option<Move>,
     /// The score for the side to move (centiseeds, or a decisive score; see
@@ -77,7 +77,7 @@ pub struct SearchResult {
     pub elapsed: Duration,
 }
 
-impl SearchResult {
+impl AlphaBetaResult {
     /// Nodes per second over the whole search.
     pub fn nodes_per_second(&self) -> f64 {
         let s = self.elapsed.as_secs_f64();
@@ -220,9 +220,9 @@ impl Searcher {
     pub fn search(
         &mut self,
         game: &Game,
-        limits: SearchLimits,
+        limits: SearchBudget,
         root_order: &[Move],
-    ) -> SearchResult {
+    ) -> AlphaBetaResult {
         self.search_reporting(game, limits, root_order, &mut |_| {})
     }
 
@@ -231,10 +231,10 @@ impl Searcher {
     pub fn search_reporting(
         &mut self,
         game: &Game,
-        limits: SearchLimits,
+        limits: SearchBudget,
         root_order: &[Move],
-        on_iteration: &mut dyn FnMut(&SearchResult),
-    ) -> SearchResult {
+        on_iteration: &mut dyn FnMut(&AlphaBetaResult),
+    ) -> AlphaBetaResult {
         self.search_among(game, limits, root_order, None, on_iteration)
     }
 
@@ -243,14 +243,14 @@ impl Searcher {
     pub fn search_among(
         &mut self,
         game: &Game,
-        limits: SearchLimits,
+        limits: SearchBudget,
         root_order: &[Move],
         allowed: Option<&[Move]>,
-        on_iteration: &mut dyn FnMut(&SearchResult),
-    ) -> SearchResult {
+        on_iteration: &mut dyn FnMut(&AlphaBetaResult),
+    ) -> AlphaBetaResult {
         let started = Instant::now();
         if let Some(result) = game.result() {
-            return SearchResult {
+            return AlphaBetaResult {
                 best: None,
                 score: result_score(&result, game.to_move(), 0),
                 depth: 0,
@@ -340,7 +340,7 @@ impl Searcher {
             if best_pv.first() != Some(&best) {
                 best_pv = vec![best];
             }
-            on_iteration(&SearchResult {
+            on_iteration(&AlphaBetaResult {
                 best: Some(best),
                 score: best_score,
                 depth: completed,
@@ -361,7 +361,7 @@ impl Searcher {
                 }
             }
         }
-        SearchResult {
+        AlphaBetaResult {
             best: Some(best),
             score: best_score,
             depth: completed,

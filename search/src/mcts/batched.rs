@@ -1,7 +1,7 @@
 //! The batched driver: many games in flight, one evaluator call per pass for all their leaves.
 
 use super::config::{ConfigError, MctsConfig};
-use super::slot::{SearchResult, SlotSearch};
+use super::slot::{MctsResult, SlotSearch};
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
 use oware_engine::Move;
 use oware_engine::{Game, GameError};
@@ -163,7 +163,7 @@ impl BatchedSearch {
         &mut self,
         evaluator: &E,
         rng: &mut R,
-    ) -> Result<Vec<Option<SearchResult>>, EvalError> {
+    ) -> Result<Vec<Option<MctsResult>>, EvalError> {
         let all = vec![true; self.slots.len()];
         self.search_some(evaluator, rng, &all)
     }
@@ -180,7 +180,7 @@ impl BatchedSearch {
         evaluator: &E,
         rng: &mut R,
         wanted: &[bool],
-    ) -> Result<Vec<Option<SearchResult>>, EvalError> {
+    ) -> Result<Vec<Option<MctsResult>>, EvalError> {
         let wanted = |slot: usize| wanted.get(slot).copied().unwrap_or(false);
         let cfg = &self.config;
         for (i, s) in self.slots.iter_mut().enumerate() {

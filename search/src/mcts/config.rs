@@ -1,6 +1,6 @@
 //! The search settings: one plain struct, read from the trainer's `[mcts]` TOML section.
 
-use oware_engine::limits::{MAX_BATCH, MAX_SIMS};
+use oware_engine::bounds::{MAX_BATCH, MAX_SIMS};
 use serde::{Deserialize, Serialize};
 
 /// Which algorithm picks the simulations' first moves at the root (and the interior rule that

@@ -13,7 +13,7 @@
 //!   the root children's visits sum to exactly the simulations requested. With a reused subtree
 //!   the visits it already had are kept and the search adds `sims` more.
 //! * Values are in [-1, 1]. A node's backed-up sum is from the point of view of the side that
-//!   moved into it (negamax); reported values ([`SearchResult::value`]) are for the side to move
+//!   moved into it (negamax); reported values ([`MctsResult::value`]) are for the side to move
 //!   at the root. A finished game is valued exactly: the sign of the final margin for the side
 //!   to move, with repetition judged along each line from the game's own history and the game's
 //!   ply limit.
@@ -69,4 +69,4 @@ pub use config::{ConfigError, CpuctForm, InteriorRule, MctsConfig, RootAlgorithm
 pub use player::{MctsPlayer, OwnTime, RolloutMctsPlayer};
 pub use rollout::{DEFAULT_UCT_C, RolloutResult, RolloutSearch};
 pub use search::Search;
-pub use slot::SearchResult;
+pub use slot::MctsResult;

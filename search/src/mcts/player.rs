@@ -4,10 +4,10 @@ use super::config::{ConfigError, MctsConfig};
 use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
-use crate::player::{Choice, Limits, PROGRESS_MILLIS, Player, PlayerError, Score, SearchInfo};
+use crate::player::{Budget, Choice, PROGRESS_MILLIS, Player, PlayerError, Score, SearchInfo};
 use oware_engine::Game;
 use oware_engine::Move;
-use oware_engine::limits::{MAX_MILLIS, MAX_SIMS};
+use oware_engine::bounds::{MAX_MILLIS, MAX_SIMS};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
@@ -24,7 +24,7 @@ pub type OwnTime = Option<(u64, Option<u32>)>;
 
 /// What one move's search may spend.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Budget {
+enum SimBudget {
     /// Exactly this many simulations.
     Sims(u32),
     /// Simulations until `millis` have passed, at most `cap`.
@@ -34,18 +34,18 @@ enum Budget {
 /// The budget of one move: the asked simulations, else the asked time, else the player's own
 /// time (`own_time`), else its own simulations. At most [`MAX_SIMS`] simulations either way,
 /// so a long time limit cannot grow the tree without bound.
-fn budget(own_sims: u32, own_time: OwnTime, limits: Limits) -> Budget {
+fn budget(own_sims: u32, own_time: OwnTime, limits: Budget) -> SimBudget {
     match (limits.sims, limits.millis, own_time) {
-        (Some(s), _, _) => Budget::Sims(s.clamp(1, MAX_SIMS)),
-        (None, Some(ms), _) => Budget::Timed {
+        (Some(s), _, _) => SimBudget::Sims(s.clamp(1, MAX_SIMS)),
+        (None, Some(ms), _) => SimBudget::Timed {
             millis: ms.min(MAX_MILLIS),
             cap: MAX_SIMS,
         },
-        (None, None, Some((ms, cap))) => Budget::Timed {
+        (None, None, Some((ms, cap))) => SimBudget::Timed {
             millis: ms.min(MAX_MILLIS),
             cap: cap.unwrap_or(MAX_SIMS).clamp(1, MAX_SIMS),
         },
-        (None, None, None) => Budget::Sims(own_sims.clamp(1, MAX_SIMS)),
+        (None, None, None) => SimBudget::Sims(own_sims.clamp(1, MAX_SIMS)),
     }
 }
 
@@ -56,13 +56,13 @@ fn budget(own_sims: u32, own_time: OwnTime, limits: Limits) -> Budget {
 /// rate, then rounds of about half the simulations the time left allows (at most
 /// [`TIMED_CHUNK`]), until less than one simulation's time is left: the search ends within
 /// about one simulation of the deadline.
-fn spend<E>(budget: Budget, mut step: impl FnMut(u32) -> Result<(), E>) -> Result<u32, E> {
+fn spend<E>(budget: SimBudget, mut step: impl FnMut(u32) -> Result<(), E>) -> Result<u32, E> {
     let (millis, cap) = match budget {
-        Budget::Sims(n) => {
+        SimBudget::Sims(n) => {
             step(n)?;
             return Ok(n);
         }
-        Budget::Timed { millis, cap } => (millis, cap),
+        SimBudget::Timed { millis, cap } => (millis, cap),
     };
     let start = Instant::now();
     let deadline = start + Duration::from_millis(millis);
@@ -189,7 +189,7 @@ impl Player for RolloutMctsPlayer {
 
     /// Searches `limits.sims` simulations if given, else for `limits.millis` if given, else
     /// for the player's own time if it has one, else the player's own count.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+    fn choose(&mut self, game: &Game, limits: Budget) -> Result<Choice, PlayerError> {
         self.choose_reporting(game, limits, &mut |_| {})
     }
 
@@ -198,7 +198,7 @@ impl Player for RolloutMctsPlayer {
     fn choose_reporting(
         &mut self,
         game: &Game,
-        limits: Limits,
+        limits: Budget,
         progress: &mut dyn FnMut(&SearchInfo),
     ) -> Result<Choice, PlayerError> {
         let start = Instant::now();
@@ -296,7 +296,7 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
     /// re-plans as the estimate changes and ends at the clock. `Choice::value` is the root
     /// value for the side to move. A failing evaluator is an error
     /// ([`PlayerError::Evaluator`]), never a made-up move.
-    fn choose(&mut self, game: &Game, limits: Limits) -> Result<Choice, PlayerError> {
+    fn choose(&mut self, game: &Game, limits: Budget) -> Result<Choice, PlayerError> {
         self.choose_reporting(game, limits, &mut |_| {})
     }
 
@@ -305,15 +305,15 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
     fn choose_reporting(
         &mut self,
         game: &Game,
-        limits: Limits,
+        limits: Budget,
         progress: &mut dyn FnMut(&SearchInfo),
     ) -> Result<Choice, PlayerError> {
         let start = Instant::now();
         self.search.set_game(game);
         let leaves = self.search.config().leaves_per_tree;
         let (first_plan, mut clock) = match budget(self.search.config().sims, self.time, limits) {
-            Budget::Sims(n) => (n, None),
-            Budget::Timed { millis, cap } => {
+            SimBudget::Sims(n) => (n, None),
+            SimBudget::Timed { millis, cap } => {
                 // The first plan: from the rate of the last timed search, else enough passes
                 // that the first few (after which the plan is re-made) stay in the first
                 // halving phase.
@@ -399,9 +399,9 @@ mod tests {
     #[test]
     fn a_long_time_limit_stops_at_the_simulation_bound() {
         // A day per move: the budget ends at MAX_SIMS simulations, not at the clock.
-        let limits = Limits {
+        let limits = Budget {
             millis: Some(MAX_MILLIS),
-            ..Limits::default()
+            ..Budget::default()
         };
         let mut run = 0u32;
         let total = spend(budget(100, None, limits), |n| {
@@ -410,35 +410,35 @@ mod tests {
         });
         assert_eq!((total, run), (Ok(MAX_SIMS), MAX_SIMS));
         // An explicit count above the bound is cut to it; zero becomes one.
-        let sims = |s: u32| Limits {
+        let sims = |s: u32| Budget {
             sims: Some(s),
-            ..Limits::default()
+            ..Budget::default()
         };
         let none = |_| Ok::<(), ()>(());
         assert_eq!(spend(budget(100, None, sims(u32::MAX)), none), Ok(MAX_SIMS));
         assert_eq!(spend(budget(100, None, sims(0)), none), Ok(1));
-        assert_eq!(spend(budget(100, None, Limits::default()), none), Ok(100));
+        assert_eq!(spend(budget(100, None, Budget::default()), none), Ok(100));
     }
 
     #[test]
     fn asked_limits_come_before_the_players_own_time() {
         let own = Some((50, Some(300)));
-        let timed = |millis, cap| Budget::Timed { millis, cap };
-        assert_eq!(budget(100, own, Limits::default()), timed(50, 300));
+        let timed = |millis, cap| SimBudget::Timed { millis, cap };
+        assert_eq!(budget(100, own, Budget::default()), timed(50, 300));
         assert_eq!(
-            budget(100, Some((50, None)), Limits::default()),
+            budget(100, Some((50, None)), Budget::default()),
             timed(50, MAX_SIMS)
         );
-        let go_ms = Limits {
+        let go_ms = Budget {
             millis: Some(7),
-            ..Limits::default()
+            ..Budget::default()
         };
         assert_eq!(budget(100, own, go_ms), timed(7, MAX_SIMS));
-        let go_sims = Limits {
+        let go_sims = Budget {
             sims: Some(9),
-            ..Limits::default()
+            ..Budget::default()
         };
-        assert_eq!(budget(100, own, go_sims), Budget::Sims(9));
+        assert_eq!(budget(100, own, go_sims), SimBudget::Sims(9));
     }
 
     #[test]
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(clock.plan(700, true), Some(700));
     }
 
-    fn timed(millis: u64, cap: u32) -> Budget {
-        Budget::Timed { millis, cap }
+    fn timed(millis: u64, cap: u32) -> SimBudget {
+        SimBudget::Timed { millis, cap }
     }
 }

@@ -1,7 +1,7 @@
 //! The single-game search, for players and analysis.
 
 use super::config::{ConfigError, MctsConfig};
-use super::slot::{SearchResult, SlotSearch};
+use super::slot::{MctsResult, SlotSearch};
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
 use oware_engine::Game;
 use oware_engine::Position;
@@ -61,7 +61,7 @@ impl Search {
         sims: u32,
         explore: bool,
         rng: &mut R,
-    ) -> Result<Option<SearchResult>, EvalError> {
+    ) -> Result<Option<MctsResult>, EvalError> {
         self.run_steered(evaluator, sims, explore, rng, &mut |_, _| None)
     }
 
@@ -80,7 +80,7 @@ impl Search {
         explore: bool,
         rng: &mut R,
         steer: &mut dyn FnMut(&Search, bool) -> Option<u32>,
-    ) -> Result<Option<SearchResult>, EvalError> {
+    ) -> Result<Option<MctsResult>, EvalError> {
         if self.slot.root_finished() {
             return Ok(None);
         }

@@ -20,7 +20,7 @@ use rand::Rng;
 
 /// What a search found at the root.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SearchResult {
+pub struct MctsResult {
     /// Visits of each root child by policy index ([`Move::relative`]), visits kept from a
     /// reused subtree included. Illegal moves have 0.
     pub visits: [u32; 6],
@@ -332,7 +332,7 @@ impl SlotSearch {
     }
 
     /// The outcome of the finished search; `None` when the game at the root is over.
-    pub fn result<R: Rng + ?Sized>(&self, cfg: &MctsConfig, rng: &mut R) -> Option<SearchResult> {
+    pub fn result<R: Rng + ?Sized>(&self, cfg: &MctsConfig, rng: &mut R) -> Option<MctsResult> {
         if self.root_finished() {
             return None;
         }
@@ -382,7 +382,7 @@ impl SlotSearch {
                 self.gumbel.final_action(tree, cfg)
             }
         };
-        Some(SearchResult {
+        Some(MctsResult {
             visits,
             policy,
             prior,
@@ -402,7 +402,7 @@ mod tests {
     use rand::SeedableRng;
     use rand::rngs::SmallRng;
 
-    fn run(s: &mut SlotSearch, cfg: &MctsConfig, sims: u32, rng: &mut SmallRng) -> SearchResult {
+    fn run(s: &mut SlotSearch, cfg: &MctsConfig, sims: u32, rng: &mut SmallRng) -> MctsResult {
         s.begin(sims, true, true, cfg, rng);
         let mut positions = Vec::new();
         let mut evals = Vec::new();

@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn a_node_is_as_small_as_the_simulation_bound_assumes() {
-        // oware_engine::limits::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
+        // oware_engine::bounds::MAX_SIMS is sized for nodes of about 44 bytes, six per simulation.
         assert!(
             std::mem::size_of::<Node>() <= 48,
             "{}",

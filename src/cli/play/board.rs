@@ -181,7 +181,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_search::{Limits, Player, RandomPlayer};
+    use oware_search::{Budget, Player, RandomPlayer};
 
     /// Removes ANSI escape sequences.
     fn strip_ansi(s: &str) -> String {
@@ -323,7 +323,7 @@ South to move (you)
             let mut player = RandomPlayer::new(seed);
             let mut game = Game::new();
             while !game.is_over() {
-                let mv = player.choose(&game, Limits::default()).expect("a move").mv;
+                let mv = player.choose(&game, Budget::default()).expect("a move").mv;
                 game.play(mv).expect("legal");
             }
             let result = game.result().expect("over");

@@ -4,7 +4,7 @@
 use super::board::LastMove;
 use anyhow::Context;
 use oware_engine::Game;
-use oware_engine::limits::MAX_RECORD_FILE_BYTES;
+use oware_engine::bounds::MAX_RECORD_FILE_BYTES;
 use oware_engine::record::{RecordLine, games_in};
 use std::io::Read;
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<L
 /// The temporary name `save` writes before renaming: hidden, next to the target.
 /// Writes the game's record (one line, moves separated by spaces) to `path` atomically.
 pub fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
-    oware_engine::atomic::write_atomic(path, format!("{}\n", game.record()).as_bytes())
+    oware_engine::atomic_file::write_atomic(path, format!("{}\n", game.record()).as_bytes())
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use oware_engine::Game;
-use oware_search::{Choice, Limits, Player, PlayerError};
+use oware_search::{Budget, Choice, Player, PlayerError};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ pub fn think(
     label: &str,
 ) -> Result<Choice, PlayerError> {
     if !spinner {
-        return player.choose(game, Limits::default());
+        return player.choose(game, Budget::default());
     }
     let (done, answered) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
@@ -41,7 +41,7 @@ pub fn think(
             let _ = answered.recv();
             bar.finish_and_clear();
         });
-        let choice = player.choose(game, Limits::default());
+        let choice = player.choose(game, Budget::default());
         let _ = done.send(());
         choice
     })
