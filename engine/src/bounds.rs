@@ -1,7 +1,7 @@
 //! The upper bounds on every number a user, a file or a peer can hand to a search or a match:
 //! one constant each, used by every parser (player specs, the engine protocol, the training
 //! config, the command line). A value above its bound is a clear error, never an out-of-memory
-//! abort. The bounds lie far beyond any real use and are documented in `--help` and the README.
+//! abort. The bounds lie far beyond any real use and are documented in `--help` and `docs/players.md`.
 
 /// The most simulations one MCTS search may run (`sims=`, `go sims N`, `mcts.sims`,
 /// `selfplay.cheap_sims`, `eval.sims`), and the most a timed MCTS search (`go ms N`) runs in

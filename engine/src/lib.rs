@@ -1,6 +1,6 @@
 //! # oware-engine
 //!
-//! The rules of Oware (Abapa), exactly as in the project's DESIGN §1, and everything built on
+//! The rules of Oware (Abapa), exactly as `docs/rules.md` states them, and everything built on
 //! them that needs no neural network: notation, games and their endings, perft, random playouts
 //! and the endgame tables.
 //!

@@ -1,4 +1,4 @@
-//! Property tests over many seeded random games: the invariants of DESIGN §1, checked against
+//! Property tests over many seeded random games: the invariants of `docs/rules.md`, checked against
 //! naive re-implementations where one is cheap.
 
 use oware_engine::{EndReason, Game, Move, Position};

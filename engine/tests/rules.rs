@@ -1,4 +1,4 @@
-//! The rules of DESIGN §1, one test per rule text.
+//! The rules of `docs/rules.md`, one test per rule text.
 
 use oware_engine::{EndReason, Game, Move, PlayError, Position, Side, Winner, perft};
 

@@ -1,6 +1,6 @@
 //! # oware-players
 //!
-//! The one place where players are built from spec strings (DESIGN §2): `random`,
+//! The one place where players are built from spec strings (`docs/players.md`): `random`,
 //! `alphabeta:depth=N|ms=N`, `mcts:rollouts,sims=N`, `mcts:model=PATH[,sims=N][,ms=M]...`. A
 //! network player searches with the settings its checkpoint was trained with, overridden by the
 //! spec's keys ([`play_mcts_config`]). A network player needs the model crate, and nothing here needs training, so the CLI, the

@@ -1,4 +1,4 @@
-//! The engine line protocol of DESIGN §3 (`oware engine`), for referees and GUIs, on any reader
+//! The engine line protocol of `docs/engine-protocol.md` (`oware engine`), for referees and GUIs, on any reader
 //! and writer, so that the binary, tests and fuzzing drive the same loop.
 //!
 //! Commands, one per line: `newgame`, `position startpos [moves m1 m2 ...]`,

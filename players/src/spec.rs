@@ -1,5 +1,5 @@
 //! Player specs: the one parser of the strings every subcommand uses to name a player
-//! (DESIGN §2), e.g. `random`, `alphabeta:depth=8`, `alphabeta:ms=200`,
+//! (`docs/players.md`), e.g. `random`, `alphabeta:depth=8`, `alphabeta:ms=200`,
 //! `mcts:rollouts,sims=1000`, `mcts:model=runs/NAME,sims=400,batch=64`,
 //! `mcts:model=runs/NAME,ms=100,root=gumbel`, `human`.
 //!

@@ -123,7 +123,7 @@ fn a_checkpoint_without_search_settings_plays_the_default_search() {
 
 #[test]
 fn the_reference_networks_metadata_still_reads() {
-    // A copy of meta.json of ../shared/reference/net-2026-12-01-default-44min (written before
+    // A copy of meta.json of models/reference/net-2026-12-01-default-44min (written before
     // checkpoints held their search): it reads, with no search settings.
     let tmp = tempfile::tempdir().expect("temp dir");
     std::fs::write(
@@ -140,30 +140,34 @@ fn the_reference_networks_metadata_still_reads() {
     assert_eq!(info.meta.mcts, None);
 }
 
-/// The reference network itself: `OWARE_REFERENCE_NET`, else
-/// `../shared/reference/net-2026-12-01-default-44min` beside the repository. Not in the
-/// repository, so this test is run on request: `cargo test -p oware-players --release
-/// --test trained_search -- --ignored`.
+/// The fixed reference networks strength is measured against (`models/reference/`, format
+/// version 1): every one loads and plays, with the search its checkpoint carries (if any) and
+/// a spec's `sims=` on top, whatever the checkpoint format has become since.
 #[test]
-#[ignore = "needs the reference network outside the repository (OWARE_REFERENCE_NET)"]
-fn the_reference_network_loads_and_plays() {
-    let dir = std::env::var_os("OWARE_REFERENCE_NET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/reference/net-2026-12-01-default-44min")
-        });
-    let spec = format!("mcts:model={},sims=16", dir.display());
-    let b = builder(&spec);
-    assert_eq!(
-        b.network_search().expect("settings").map(|c| c.sims),
-        Some(16)
-    );
-    let mut player = b.build(3).expect("player");
-    let choice = player
-        .choose(&Game::new(), Budget::default())
-        .expect("a move");
-    assert!(choice.info.starts_with("sims 16 "), "{}", choice.info);
+fn the_reference_networks_load_and_play() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/reference");
+    let mut found = 0;
+    for name in ["net-2026-12-01-default-44min", "net-2026-12-01-full60"] {
+        let dir: PathBuf = root.join(name);
+        let spec = format!("mcts:model={},sims=16", dir.display());
+        let b = builder(&spec);
+        assert_eq!(
+            b.network_search().expect("settings").map(|c| c.sims),
+            Some(16),
+            "{name}"
+        );
+        let mut player = b.build(3).expect("player");
+        let choice = player
+            .choose(&Game::new(), Budget::default())
+            .expect("a move");
+        assert!(
+            choice.info.starts_with("sims 16 "),
+            "{name}: {}",
+            choice.info
+        );
+        found += 1;
+    }
+    assert_eq!(found, 2);
 }
 
 /// The median of the times `spec` takes for its moves of one game (at most `moves`).

@@ -1,4 +1,4 @@
-//! `oware engine [PLAYER]`: the line protocol of DESIGN §3 on stdin/stdout. The protocol itself
+//! `oware engine [PLAYER]`: the line protocol of `docs/engine-protocol.md` on stdin/stdout. The protocol itself
 //! is [`oware_players::protocol`], shared with the tests and the fuzz targets.
 
 use anyhow::Context;

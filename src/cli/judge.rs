@@ -8,7 +8,7 @@
 //! of them are drawn (seeded), each with its game's history, and the player (fresh for each)
 //! chooses a move there.
 //!
-//! The tables store intervals (values can depend on the history, see the README), so each
+//! The tables store intervals (values can depend on the history, see `docs/endgame-tables.md`), so each
 //! verdict is proven, proven not, or undecided, and the seeds lost are a range: `lost` reports
 //! the mean of its lower and of its upper end.
 

@@ -1,5 +1,5 @@
 //! `oware pit`: many games between two players, in parallel, with paired openings, and the
-//! verdict with an error bar (DESIGN §3).
+//! verdict with an error bar (its JSON: `docs/file-formats.md`).
 //!
 //! Each random opening of K plies is played twice, A as South then A as North, so that
 //! deterministic players do not repeat one game. With an odd `--games` the last opening is

@@ -1,4 +1,4 @@
-//! `oware replay`: move lists on stdin, states out (DESIGN §3).
+//! `oware replay`: move lists on stdin, states out (the JSON of `docs/file-formats.md`).
 
 use anyhow::Context;
 use oware_engine::bounded_lines::BoundedLines;
@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// Arguments of `oware replay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Print one JSON object per input line (the format of DESIGN §3). Without it, the final
+    /// Print one JSON object per input line (the format of `docs/file-formats.md`). Without it, the final
     /// position of each game is drawn as text.
     #[arg(long)]
     json: bool,

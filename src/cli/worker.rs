@@ -19,8 +19,9 @@ pub struct Args {
     broker: String,
     #[command(flatten)]
     tls: BrokerTlsArgs,
-    /// The run's name: the last component of the learner's run directory.
-    #[arg(long, value_name = "NAME")]
+    /// The run: its name (the last component of the learner's run directory) or that
+    /// directory itself, as `oware train --run` was given it.
+    #[arg(long, value_name = "NAME|DIR")]
     run: String,
     /// Self-play threads; 0 means one per CPU core.
     #[arg(long, default_value_t = 0)]
@@ -53,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = run_worker_process(
         &WorkerOptions {
             url,
-            run: args.run,
+            run: oware_trainer::broker::run_name_of(&args.run)?,
             threads: args.threads,
             device: args.device,
             games: args.games,

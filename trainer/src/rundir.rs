@@ -1,4 +1,4 @@
-//! The run directory (DESIGN §3): resolved config, checkpoints with a `latest` pointer,
+//! The run directory (`docs/file-formats.md`): resolved config, checkpoints with a `latest` pointer,
 //! TensorBoard events and `eval.jsonl`. Every file that state depends on is written atomically.
 
 use anyhow::Context;

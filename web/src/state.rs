@@ -1,4 +1,4 @@
-//! What the page is shown: a position in the JSON of `oware replay --json` (DESIGN §3), the
+//! What the page is shown: a position in the JSON of `oware replay --json` (`docs/file-formats.md`), the
 //! last move as a sowing path to animate, and the whole state of a table.
 
 use oware_engine::{Game, Move, MoveEffect, Position, Side};
@@ -73,7 +73,7 @@ pub struct LastMoveView {
 }
 
 /// The houses that receive a seed when `origin` is sown with `seeds` seeds, in order: sowing
-/// runs `a→…→f→A→…→F→a` and skips the origin on every lap (DESIGN §1, rule 1).
+/// runs `a→…→f→A→…→F→a` and skips the origin on every lap (`docs/rules.md`, rule 1).
 pub fn sowing_path(origin: usize, seeds: u8) -> Vec<u8> {
     let mut path = Vec::with_capacity(seeds as usize);
     let mut house = origin;

@@ -1,5 +1,5 @@
 //! Endgame tables: for every position with up to 21 seeds on the board, what its side to move
-//! secures with best play, by retrograde analysis under the exact rules of DESIGN §1.
+//! secures with best play, by retrograde analysis under the exact rules of `docs/rules.md`.
 //!
 //! # What a table holds
 //! The table of `n` seeds has one byte for each of the `C(n + 11, 11)` boards with `n` seeds,

@@ -48,7 +48,7 @@ pub fn table_score(margin: i32) -> i32 {
 /// Where between the ends of a cycle-dependent interval a search that stops at the node
 /// places the table's estimate, in tenths from the low end: chosen by matches of
 /// `alphabeta:depth=8` with the tables up to 16 seeds against it without them, where 3
-/// tenths did best and 1, 2, 4 and 5 worse (see the README's endgame-table section).
+/// tenths did best and 1, 2, 4 and 5 worse (see `docs/results/2026-12-01-egtb-leaf-score.md`).
 pub const LEAF_SHARE_TENTHS: i32 = 3;
 
 /// The weight of the table's estimate in the score of a node where the search stops, in
@@ -70,7 +70,7 @@ impl TableNode {
     /// `heuristic` and the table's `estimate` ([`table_estimate`]), weighted
     /// [`LEAF_TABLE_TENTHS`] to the estimate, held inside `floor..=ceiling`. Both matter: the
     /// estimate alone plays worse than the heuristic alone, the mix better than either (see
-    /// the README's endgame-table section).
+    /// `docs/results/2026-12-01-egtb-leaf-score.md`).
     #[inline]
     pub fn leaf_score(&self, heuristic: i32, estimate: i32) -> i32 {
         ((heuristic * (10 - LEAF_TABLE_TENTHS) + estimate * LEAF_TABLE_TENTHS) / 10)
@@ -109,7 +109,7 @@ pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> O
 /// interval, the one after an empty history ([`Tables::entry`]). Only an estimate: the
 /// node's real history may differ, which is why its score stays inside the band of its
 /// stored interval. The entry interval estimates better than the stored one (see the
-/// README's endgame-table section). `None` when the board is not covered.
+/// `docs/results/2026-12-01-egtb-leaf-score.md`). `None` when the board is not covered.
 #[inline]
 pub fn table_estimate(tables: &Tables, pos: &Position) -> Option<i32> {
     let (lo, hi) = tables.probe_with(pos, true)?.margins();

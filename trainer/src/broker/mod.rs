@@ -112,6 +112,19 @@ pub fn check_run_name(run: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The run's name from what a user passes as `--run`: a name, or the learner's run
+/// directory (then its last component, the name the learner uses), checked as
+/// [`check_run_name`] checks it.
+pub fn run_name_of(run: &str) -> anyhow::Result<String> {
+    let trimmed = run.trim_end_matches(['/', '\\']);
+    let name = std::path::Path::new(trimmed)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    check_run_name(name)?;
+    Ok(name.to_string())
+}
+
 /// A broker URL (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://` for TLS) with
 /// its TLS files, whose `Display` hides the password.
 #[derive(Clone, PartialEq, Eq)]
@@ -348,6 +361,15 @@ pub fn connect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_named_by_its_name_or_its_directory() {
+        assert_eq!(run_name_of("big").expect("a name"), "big");
+        assert_eq!(run_name_of("runs/big").expect("a dir"), "big");
+        assert_eq!(run_name_of("/tmp/runs/big/").expect("a dir"), "big");
+        assert!(run_name_of(".").is_err());
+        assert!(run_name_of("runs/has space").is_err());
+    }
 
     #[test]
     fn passwords_are_hidden() {

@@ -64,19 +64,12 @@ pub fn local_workers(config: &TrainConfig, broker: bool) -> usize {
 
 /// The run's name in Redis keys: the run directory's last component.
 fn run_name(run: &RunDir) -> anyhow::Result<String> {
-    let name = run
-        .root()
-        .file_name()
-        .and_then(|n| n.to_str())
-        .map(str::to_string)
-        .unwrap_or_default();
-    crate::broker::check_run_name(&name).map_err(|e| {
+    crate::broker::run_name_of(&run.root().to_string_lossy()).map_err(|e| {
         anyhow::anyhow!(
             "{e:#}; with --broker the run directory's name ({}) names the run for the workers",
             run.root().display()
         )
-    })?;
-    Ok(name)
+    })
 }
 
 /// Set by Ctrl-C: finish the current step, checkpoint and exit.

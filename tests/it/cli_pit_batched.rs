@@ -3,9 +3,7 @@
 //! (`--unbatched`) plays: same openings, same moves, same results, with a real (tiny) network
 //! against alpha-beta and against another network.
 
-mod common;
-
-use common::{oware, scratch, text};
+use crate::common::{oware, scratch, text};
 use oware_model::{CheckpointMeta, Device, Learner, ModelConfig, OptimConfig, save_checkpoint};
 use oware_search::mcts::{MctsConfig, RootAlgorithm};
 use serde_json::Value;

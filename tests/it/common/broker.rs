@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::common::BIN;
 
 /// `configs/tiny.toml`.
-pub const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+pub use super::TINY;
 /// How long a test waits for anything.
 pub const LIMIT: Duration = Duration::from_secs(180);
 
@@ -83,14 +83,7 @@ fn redis_binary() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// A free port of 127.0.0.1.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("a free port")
-        .local_addr()
-        .expect("address")
-        .port()
-}
+pub use super::free_port;
 
 impl Redis {
     /// Starts one, or `None` (with a loud message) where redis-server is not installed.
@@ -106,18 +99,17 @@ impl Redis {
 
     fn start_with(dir: &Path, tls: Option<ServerTls>) -> Option<Redis> {
         let Some(bin) = redis_binary() else {
-            eprintln!(
-                "\n*** SKIPPED: redis-server is not installed (apt-get install redis-server; \
-                 .ci/run does it) ***\n"
+            super::missing_service(
+                "redis-server is not installed (apt-get install redis-server; .ci/run does it)",
             );
             return None;
         };
         if tls.is_some() && !built_with_tls(&bin) {
-            eprintln!(
-                "\n*** SKIPPED: {} is built without TLS support (its --tls-port is unknown); \
-                 the rediss:// tests did not run ***\n",
+            super::missing_service(&format!(
+                "{} is built without TLS support (its --tls-port is unknown); the rediss:// \
+                 tests did not run",
                 bin.display()
-            );
+            ));
             return None;
         }
         let mut r = Redis {

@@ -1,9 +1,7 @@
 //! Every bounded input of the binary: a value above its bound (`engine/src/limits.rs`) is a
 //! clear error naming the bound, before any work starts, and `--help` states each bound.
 
-mod common;
-
-use common::{BIN, oware, scratch, text};
+use crate::common::{BIN, oware, scratch, text};
 use oware_engine::bounds::{MAX_DEPTH, MAX_GAMES, MAX_MILLIS, MAX_SIMS, MAX_THREADS};
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 /// The AI the tests play against.
 const AI: &str = "alphabeta:depth=2";
 
-const BIN: &str = env!("CARGO_BIN_EXE_oware");
+use crate::common::BIN;
 
 /// A scratch directory unique to a test, emptied first and removed when dropped.
 struct Scratch(PathBuf);

@@ -1,6 +1,6 @@
 //! Starting `oware serve` on a free port, and a WebSocket client that speaks its protocol.
 
-use super::common::BIN;
+use crate::common::BIN;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

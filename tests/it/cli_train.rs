@@ -12,10 +12,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{BIN, oware, scratch, text};
-const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+use crate::common::TINY;
+use crate::common::{BIN, oware, scratch, text};
 
 fn meta(run: &Path) -> Value {
     let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");

@@ -2,12 +2,10 @@
 //! the inference service, `oware bench`, `--device wgpu` without a usable GPU, and the GPU
 //! check script itself (short durations).
 
-mod common;
-
-use common::{BIN, oware, scratch, text};
+use crate::common::{BIN, oware, scratch, text};
 use serde_json::Value;
 
-const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+use crate::common::TINY;
 
 fn json_of(out: &std::process::Output) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -2,9 +2,6 @@
 //! headless Chromium (`browser`), and a load test (`load`, ignored; run it with
 //! `cargo test --release --test serve -- --ignored --nocapture load`).
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod api;
 mod browser;
 mod load;

@@ -2,9 +2,7 @@
 //! damaged table as a clear error, and the consumers (`alphabeta:...,egtb=DIR` in `pit`,
 //! `oware judge`) on tables of up to 8 seeds.
 
-mod common;
-
-use common::{oware, scratch, text};
+use crate::common::{oware, scratch, text};
 use serde_json::Value;
 
 fn json(o: &std::process::Output) -> Value {

@@ -4,9 +4,7 @@
 
 use std::path::Path;
 
-mod common;
-
-use common::{oware, scratch, text};
+use crate::common::{oware, scratch, text};
 
 fn eval_line(
     step: u64,

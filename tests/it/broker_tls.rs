@@ -17,14 +17,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod broker_common;
-mod common;
-
-use broker_common::{
+use crate::common::broker::{
     Redis, ServerTls, broker_state, exit_of, finish, free_port, learner_args, sigint, spawn,
     spawn_env, step, wait_for, worker, worker_args,
 };
-use common::{oware, text};
+use crate::common::{oware, text};
 use oware_trainer::broker::TlsFiles;
 
 /// The certificates of a test, as PEM files.
@@ -106,7 +103,7 @@ fn utf8(p: &Path) -> &str {
 }
 
 /// Runs `child` to its end and asserts that it failed with all of `want` in its log.
-fn fails_with(child: broker_common::Proc, what: &str, log: &Path, want: &[&str]) {
+fn fails_with(child: crate::common::broker::Proc, what: &str, log: &Path, want: &[&str]) {
     let (status, out) = exit_of(child, what, log);
     let err = std::fs::read_to_string(log).unwrap_or_default();
     assert!(!status.success(), "{what} should fail:\n{err}\n{out}");

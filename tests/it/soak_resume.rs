@@ -19,11 +19,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common::{BIN, oware, scratch, text};
 
-use common::{BIN, oware, scratch, text};
-
-const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+use crate::common::TINY;
 const KILLS: usize = 25;
 const BATCH: u64 = 64;
 const CAPACITY: u64 = 20_000;

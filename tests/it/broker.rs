@@ -18,13 +18,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-mod broker_common;
-mod common;
-
-use broker_common::{
+use crate::common::broker::{
     Proc, Redis, broker_state, finish, learner, meta, sigint, spawn, step, wait_for, worker,
 };
-use common::scratch;
+use crate::common::scratch;
 
 /// Games per worker that are still in the stream (not acknowledged), by worker id: their
 /// sequence numbers.

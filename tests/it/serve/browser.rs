@@ -6,12 +6,11 @@
 //! Chromium comes from Debian's `chromium` and `chromium-driver` packages (`.ci/run` installs
 //! them); without them these tests say so loudly and skip.
 
-use super::common::scratch;
 use super::server::{Server, replay_json};
+use crate::common::scratch;
 use fantoccini::{Client, ClientBuilder, Locator};
 use image::GenericImageView;
 use serde_json::{Value, json};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,16 +32,13 @@ impl Driver {
     /// Starts chromedriver, or `None` (with a loud message) when Chromium is not installed.
     fn start(test: &str) -> Option<Driver> {
         if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-            eprintln!(
-                "\n!!!!!!!! SKIPPED {test}: {CHROMIUM} or {CHROMEDRIVER} is missing; install \
-                 Debian's chromium and chromium-driver (.ci/run does) !!!!!!!!\n"
-            );
+            crate::common::missing_service(&format!(
+                "{test}: {CHROMIUM} or {CHROMEDRIVER} is missing; install Debian's chromium and \
+                 chromium-driver (.ci/run does)"
+            ));
             return None;
         }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::common::free_port();
         let child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())

@@ -8,9 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{BIN, oware, scratch, text};
+use crate::common::{BIN, oware, scratch, text};
 
 const PLAYERS: [&str; 3] = ["random", "alphabeta:depth=1", "alphabeta:depth=2"];
 
