@@ -559,3 +559,104 @@ fn the_temperature_applies_only_to_the_first_plies() {
         assert_eq!(r.visits[r.mv.relative()], most);
     }
 }
+
+/// A prior that favours the mover's first house (`a`/`A`) strongly, value 0.
+struct Skewed;
+
+impl oware_search::Evaluator for Skewed {
+    fn evaluate(
+        &self,
+        positions: &[Position],
+        out: &mut [oware_search::Evaluation],
+    ) -> Result<(), oware_search::EvalError> {
+        for (p, o) in positions.iter().zip(out.iter_mut()) {
+            let mut policy = [0.02f32; 6];
+            policy[0] = 0.9;
+            let legal = p.legal_moves();
+            let mut masked = [0.0f32; 6];
+            let mut sum = 0.0;
+            for m in &legal {
+                masked[m.relative()] = policy[m.relative()];
+                sum += policy[m.relative()];
+            }
+            for x in &mut masked {
+                *x /= sum.max(1e-9);
+            }
+            *o = oware_search::Evaluation {
+                policy: masked,
+                value: 0.0,
+            };
+        }
+        Ok(())
+    }
+}
+
+/// One noised (self-play) search of `sims` from the start with forced playouts `k`.
+fn forced_search(k: f32, sims: u32) -> oware_search::mcts::MctsResult {
+    let cfg = MctsConfig {
+        sims,
+        forced_playouts: k,
+        dirichlet_frac: 0.0,
+        reuse_tree: false,
+        ..MctsConfig::default()
+    };
+    let mut d = BatchedSearch::new(cfg, 1).expect("valid");
+    d.set_params(
+        0,
+        SlotParams {
+            sims,
+            noise: true,
+            temperature: false,
+        },
+    );
+    let mut rng = SmallRng::seed_from_u64(3);
+    d.search(&Skewed, &mut rng).expect("never fails")[0].expect("live")
+}
+
+#[test]
+fn forced_playouts_visit_every_child_and_the_target_takes_them_back() {
+    let plain = forced_search(0.0, 400);
+    let forced = forced_search(20.0, 400);
+    for r in [&plain, &forced] {
+        assert_eq!(r.visits.iter().sum::<u32>(), 400);
+        assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{r:?}");
+    }
+    // PUCT alone gives each low-prior child about its prior's share (8 of 400); with k = 20
+    // each is forced to sqrt(20 · 0.02 · 400) ≈ 12.6 visits (all six houses are legal).
+    for i in 1..6 {
+        assert!(forced.visits[i] >= 12, "{forced:?}");
+        assert!(forced.visits[i] > plain.visits[i], "{plain:?} {forced:?}");
+        // The target gives the forced visits back: less than the child's visit share, about
+        // what PUCT alone gave it.
+        let share = forced.visits[i] as f32 / 400.0;
+        assert!(forced.policy[i] < share, "{forced:?}");
+        assert!(
+            forced.policy[i] <= 1.5 * plain.policy[i],
+            "{plain:?} {forced:?}"
+        );
+    }
+    // The most visited child keeps all its visits: its target share grows.
+    assert!(
+        forced.policy[0] >= forced.visits[0] as f32 / 400.0,
+        "{forced:?}"
+    );
+    // Without noise (evaluation, play) forced playouts change nothing.
+    let cfg = MctsConfig {
+        sims: 200,
+        forced_playouts: 2.0,
+        ..MctsConfig::default()
+    };
+    let quiet = |cfg: MctsConfig| {
+        let mut s = Search::new(cfg).expect("valid");
+        s.set_game(&Game::new());
+        let mut rng = SmallRng::seed_from_u64(5);
+        s.run(&Skewed, 200, false, &mut rng)
+            .expect("never fails")
+            .expect("live")
+    };
+    let off = MctsConfig {
+        forced_playouts: 0.0,
+        ..cfg.clone()
+    };
+    assert_eq!(quiet(cfg), quiet(off));
+}

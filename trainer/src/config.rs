@@ -61,6 +61,10 @@ pub struct SelfplayConfig {
     pub full_search_prob: f32,
     /// Simulations of the cheap searches.
     pub cheap_sims: u32,
+    /// Opening diversity: each self-play game starts with a number of uniformly random moves
+    /// drawn from `0..=opening_plies` (not searched, not recorded); 0 turns it off. The
+    /// temperature schedule (`mcts.temperature_plies`) is the other source of diverse openings.
+    pub opening_plies: u32,
     /// Endgame tables (a directory built by `oware egtb build`); empty means none. With
     /// tables, a game that reaches a position of exact table value is finished by perfect
     /// table play, value targets inside the tables are clamped into the results the tables
@@ -133,6 +137,7 @@ impl Default for SelfplayConfig {
             max_plies: oware_engine::DEFAULT_MAX_PLIES,
             full_search_prob: 1.0,
             cheap_sims: 25,
+            opening_plies: 0,
             egtb: String::new(),
             inference: InferenceMode::Auto,
             // The service's own defaults (one source of truth).
@@ -400,6 +405,9 @@ impl TrainConfig {
             "selfplay.cheap_sims",
             || format!("{} is outside 1..={MAX_SIMS}", s.cheap_sims),
         )?;
+        check(s.opening_plies <= 40, "selfplay.opening_plies", || {
+            format!("{} is above 40", s.opening_plies)
+        })?;
         let in_flight = s.games_per_worker as u64 * self.mcts.sims.max(s.cheap_sims) as u64;
         check(
             in_flight <= MAX_SIMS_PER_WORKER,

@@ -220,7 +220,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
     let mut active = vec![false; slots];
     for (slot, on) in active.iter_mut().enumerate() {
         if control.take_game() {
-            driver.reset(slot, Game::with_max_plies(sp.max_plies));
+            driver.reset(slot, new_game(sp, &mut rng));
             *on = true;
         } else {
             // An idle slot holds a finished game, which the driver skips.
@@ -288,7 +288,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                     }
                 }
                 if control.take_game() {
-                    driver.reset(slot, Game::with_max_plies(sp.max_plies));
+                    driver.reset(slot, new_game(sp, &mut rng));
                 } else {
                     active[slot] = false;
                 }
@@ -296,6 +296,32 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
         }
     }
     Ok(())
+}
+
+/// A new self-play game: the start position, then a number of uniformly random moves drawn
+/// from `0..=selfplay.opening_plies` (opening diversity; those moves are not recorded). An
+/// opening that ends the game (it cannot within 40 plies, but the rule is checked) is drawn
+/// again.
+fn new_game<R: Rng + ?Sized>(sp: &SelfplayConfig, rng: &mut R) -> Game {
+    loop {
+        let mut game = Game::with_max_plies(sp.max_plies);
+        if sp.opening_plies == 0 {
+            return game;
+        }
+        for _ in 0..rng.random_range(0..=sp.opening_plies) {
+            let legal = game.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal.as_slice()[rng.random_range(0..legal.len())];
+            if game.play(m).is_err() {
+                break;
+            }
+        }
+        if !game.is_over() {
+            return game;
+        }
+    }
 }
 
 /// A game that is already over (South has captured 25), used to park idle slots.
@@ -541,6 +567,43 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             records.iter().map(|r| r.moves[..4].to_vec()).collect();
         assert!(openings.len() >= 15, "{} distinct openings", openings.len());
+    }
+
+    #[test]
+    fn random_opening_plies_diversify_games_and_are_not_recorded() {
+        let mut config = tiny();
+        config.selfplay.workers = 1;
+        config.selfplay.full_search_prob = 1.0;
+        config.selfplay.opening_plies = 6;
+        // No other source of diversity: no noise, greedy moves from the first ply.
+        config.mcts.dirichlet_frac = 0.0;
+        config.mcts.temperature_plies = 0;
+        let weights = SharedWeights::new(UniformEvaluator);
+        let stats = SelfplayStats::default();
+        let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
+        let left = AtomicU64::new(20);
+        let control = WorkerControl {
+            stop: &stop,
+            pause: &pause,
+            games_left: Some(&left),
+        };
+        let (records, failure) = with_workers(&config, &weights, &stats, &control, 4, |rx, _| {
+            rx.iter().collect::<Vec<_>>()
+        })
+        .expect("the pool starts");
+        assert!(failure.is_none());
+        assert_eq!(records.len(), 20);
+        // Every searched move is recorded; the random opening moves (0 to 6 a game) are not.
+        let plies: usize = records.iter().map(|r| r.moves.len()).sum();
+        let samples: usize = records.iter().map(|r| r.samples.len()).sum();
+        let unrecorded = plies - samples;
+        assert!(
+            (10..=120).contains(&unrecorded),
+            "{unrecorded} unrecorded plies"
+        );
+        let openings: std::collections::HashSet<_> =
+            records.iter().map(|r| r.moves[..6].to_vec()).collect();
+        assert!(openings.len() >= 10, "{} distinct openings", openings.len());
     }
 
     #[test]

@@ -91,6 +91,12 @@ pub struct MctsConfig {
     pub gumbel_interior: InteriorRule,
     /// Keep the subtree of the move played for the next search.
     pub reuse_tree: bool,
+    /// KataGo's forced playouts and policy target pruning, `k` (0 = off): in a search with
+    /// root noise (self-play's full searches, PUCT root), a root child with fewer than
+    /// `sqrt(k · P · N)` visits is visited first; the policy target then takes back from every
+    /// child but the most visited the forced visits that PUCT would not have given it, and
+    /// drops children left with one visit. The move played is chosen from the real visits.
+    pub forced_playouts: f32,
 }
 
 impl Default for MctsConfig {
@@ -114,6 +120,7 @@ impl Default for MctsConfig {
             gumbel_c_scale: 1.0,
             gumbel_interior: InteriorRule::Puct,
             reuse_tree: true,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -172,6 +179,11 @@ impl MctsConfig {
                 format!("must be a finite number >= 0, got {v}")
             })?;
         }
+        check(
+            self.forced_playouts.is_finite() && (0.0..=100.0).contains(&self.forced_playouts),
+            "forced_playouts",
+            || format!("must lie in [0, 100], got {}", self.forced_playouts),
+        )?;
         check(
             (0.0..=1.0).contains(&self.dirichlet_frac),
             "dirichlet_frac",

@@ -31,6 +31,71 @@ pub(crate) fn select(tree: &Tree, node: u32, cfg: &MctsConfig) -> u32 {
     best as u32
 }
 
+/// The forced visits of a root child of prior `prior` when the root children hold `total`
+/// visits: `sqrt(k · P · N)` (KataGo's forced playouts).
+#[inline]
+fn forced_visits(k: f32, prior: f32, total: u32) -> f32 {
+    (k * prior * total as f32).sqrt()
+}
+
+/// The root child to visit next with forced playouts `k > 0`: the child furthest below its
+/// forced visits, if any is below them, else the PUCT choice.
+pub(crate) fn select_root_forced(tree: &Tree, cfg: &MctsConfig) -> u32 {
+    let total: u32 = tree.children(0).map(|c| tree.nodes[c].visits).sum();
+    let mut best: Option<(u32, f32)> = None;
+    for c in tree.children(0) {
+        let n = &tree.nodes[c];
+        let deficit = forced_visits(cfg.forced_playouts, n.prior, total) - n.visits as f32;
+        if deficit > 0.0 && best.is_none_or(|(_, d)| deficit > d) {
+            best = Some((c as u32, deficit));
+        }
+    }
+    match best {
+        Some((c, _)) => c,
+        None => select(tree, 0, cfg),
+    }
+}
+
+/// The policy target of a root searched with forced playouts (KataGo's policy target
+/// pruning): the visits by policy index, where every child but the most visited gives back
+/// as many of its forced visits as keep its PUCT score below the best child's, and a child
+/// left with at most one visit gets none. The priors are those the search used (with noise).
+pub(crate) fn pruned_visits(tree: &Tree, cfg: &MctsConfig) -> [f32; 6] {
+    let mut out = [0.0f32; 6];
+    let total: u32 = tree.children(0).map(|c| tree.nodes[c].visits).sum();
+    let best_rel = most_visited(tree);
+    let scale = cfg.cpuct(total.max(1)) * (total.max(1) as f32).sqrt();
+    let puct = |q: f32, prior: f32, n: f32| q + scale * prior / (1.0 + n);
+    let Some(best) = tree
+        .children(0)
+        .map(|c| &tree.nodes[c])
+        .find(|n| n.mv as usize == best_rel)
+    else {
+        return out;
+    };
+    let best_score = puct(best.q(), best.prior, best.visits as f32);
+    for c in tree.children(0) {
+        let n = &tree.nodes[c];
+        let visits = n.visits as f32;
+        if n.mv as usize == best_rel || n.visits == 0 {
+            out[n.mv as usize] = visits;
+            continue;
+        }
+        let floor = (visits - forced_visits(cfg.forced_playouts, n.prior, total)).max(0.0);
+        // The fewest visits (down to `floor`) at which the child still scores below the best:
+        // PUCT grows as visits are taken away, so solve q + s·p/(1 + v) <= best for v.
+        let gap = best_score - n.q();
+        let needed = if gap > 0.0 {
+            (scale * n.prior / gap - 1.0).max(0.0)
+        } else {
+            visits
+        };
+        let kept = needed.ceil().clamp(floor, visits);
+        out[n.mv as usize] = if kept <= 1.0 { 0.0 } else { kept };
+    }
+    out
+}
+
 /// Mixes Dirichlet(`alpha`) noise into the root children's priors:
 /// `p = (1 - frac) · p + frac · noise`. Returns the priors before the noise, by child order.
 pub(crate) fn add_root_noise<R: Rng + ?Sized>(

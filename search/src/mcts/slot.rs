@@ -24,7 +24,8 @@ pub struct MctsResult {
     /// Visits of each root child by policy index ([`Move::relative`]), visits kept from a
     /// reused subtree included. Illegal moves have 0.
     pub visits: [u32; 6],
-    /// The policy training target by policy index: the visit distribution (PUCT) or the
+    /// The policy training target by policy index: the visit distribution (PUCT; with forced
+    /// playouts, after policy target pruning) or the
     /// improved policy `softmax(logits + σ(completed Q))` (Gumbel). Sums to 1 over legal moves.
     pub policy: [f32; 6],
     /// The evaluator's prior at the root by policy index, before any noise.
@@ -213,6 +214,9 @@ impl SlotSearch {
             self.tree.begin_descent();
             self.tree.add_virtual(0, vl);
             let first = match cfg.root {
+                RootAlgorithm::Puct if self.noise && cfg.forced_playouts > 0.0 => {
+                    puct::select_root_forced(&self.tree, cfg)
+                }
                 RootAlgorithm::Puct => puct::select(&self.tree, 0, cfg),
                 RootAlgorithm::Gumbel => self.gumbel.select(&self.tree, self.started, cfg),
             };
@@ -356,10 +360,15 @@ impl SlotSearch {
         let mut policy = [0.0f32; 6];
         let rel = match cfg.root {
             RootAlgorithm::Puct => {
-                let total: u32 = visits.iter().sum();
+                let counts = if self.noise && cfg.forced_playouts > 0.0 {
+                    puct::pruned_visits(tree, cfg)
+                } else {
+                    visits.map(|v| v as f32)
+                };
+                let total: f32 = counts.iter().sum();
                 for i in 0..6 {
-                    policy[i] = if total > 0 {
-                        visits[i] as f32 / total as f32
+                    policy[i] = if total > 0.0 {
+                        counts[i] / total
                     } else {
                         prior[i]
                     };
