@@ -498,9 +498,11 @@ fn a_failing_self_play_worker_reaches_the_user() {
     let six = ckpts.join("step-0000006");
     let mut saved = read_checkpoint_info(&six).expect("meta").meta;
     saved.step = 7;
-    let replay = read_checkpoint_file(&six, "replay.bin").expect("replay");
+    // The buffer's index: it names the run's replay segments, which step 7 then shares.
+    let index = oware_trainer::replay_store::REPLAY_INDEX_FILE;
+    let replay = read_checkpoint_file(&six, index).expect("replay");
     let extra = [ExtraFile {
-        name: "replay.bin",
+        name: index,
         bytes: &replay,
     }];
     let learner = overflowing_learner();

@@ -11,6 +11,7 @@
 
 use oware_model::{Device, load_checkpoint, read_checkpoint_file, resolve_checkpoint};
 use oware_trainer::replay::ReplayBuffer;
+use oware_trainer::rundir::RunDir;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -49,10 +50,14 @@ fn has_checkpoint(run: &Path) -> bool {
 fn load_fully(dir: &Path) -> (oware_model::CheckpointMeta, ReplayBuffer) {
     let (_, meta) = load_checkpoint(dir, &Device::flex())
         .unwrap_or_else(|e| panic!("{} does not load: {e}", dir.display()));
-    let bytes = read_checkpoint_file(dir, "replay.bin")
+    let index = read_checkpoint_file(dir, oware_trainer::replay_store::REPLAY_INDEX_FILE)
         .unwrap_or_else(|e| panic!("{}: no replay buffer: {e}", dir.display()));
-    let replay = ReplayBuffer::from_bytes(&bytes)
-        .unwrap_or_else(|e| panic!("{}: replay buffer: {e}", dir.display()));
+    let run = dir
+        .parent()
+        .and_then(Path::parent)
+        .expect("a checkpoint lies in RUN/checkpoints");
+    let (replay, _) = oware_trainer::replay_store::load(&RunDir::new(run), dir, &index)
+        .unwrap_or_else(|e| panic!("{}: replay buffer: {e:#}", dir.display()));
     (meta, replay)
 }
 

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod inference;
 pub mod rates;
 pub mod replay;
+pub mod replay_store;
 pub mod rundir;
 pub mod selfplay;
 pub mod selfplay_egtb;

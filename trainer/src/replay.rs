@@ -30,7 +30,53 @@ pub struct ReplayBuffer {
 }
 
 const MAGIC: &[u8; 8] = b"OWREPLY1";
-const SAMPLE_BYTES: usize = 15 + 6 * 4 + 4 + 4;
+/// The bytes of one sample on disk: board (12), captured (2), side (1), policy, value, margin.
+pub(crate) const SAMPLE_BYTES: usize = 15 + 6 * 4 + 4 + 4;
+
+/// Appends the bytes of one sample.
+pub(crate) fn write_sample(s: &Sample, bytes: &mut Vec<u8>) {
+    bytes.extend_from_slice(s.position.board());
+    bytes.extend_from_slice(&s.position.captured());
+    bytes.push(s.position.to_move().index() as u8);
+    for p in s.policy {
+        bytes.extend_from_slice(&p.to_le_bytes());
+    }
+    bytes.extend_from_slice(&s.value.to_le_bytes());
+    bytes.extend_from_slice(&s.margin.to_le_bytes());
+}
+
+/// Reads one sample of [`SAMPLE_BYTES`] bytes; the error says what is wrong.
+pub(crate) fn read_sample(chunk: &[u8]) -> Result<Sample, String> {
+    let bad = |why: &str| format!("damaged replay buffer: {why}");
+    if chunk.len() != SAMPLE_BYTES {
+        return Err(bad("a sample of the wrong length"));
+    }
+    let mut board = [0u8; 12];
+    board.copy_from_slice(&chunk[..12]);
+    let side = match chunk[14] {
+        0 => Side::South,
+        1 => Side::North,
+        _ => return Err(bad("bad side to move")),
+    };
+    let position = Position::from_parts(board, [chunk[12], chunk[13]], side)
+        .map_err(|e| bad(&e.to_string()))?;
+    let f =
+        |at: usize| f32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]]);
+    let mut policy = [0.0; 6];
+    for (i, p) in policy.iter_mut().enumerate() {
+        *p = f(15 + 4 * i);
+    }
+    let (value, margin) = (f(39), f(43));
+    if !(policy.iter().all(|p| p.is_finite()) && value.is_finite() && margin.is_finite()) {
+        return Err(bad("a target is not a finite number"));
+    }
+    Ok(Sample {
+        position,
+        policy,
+        value,
+        margin,
+    })
+}
 
 impl ReplayBuffer {
     /// An empty buffer holding at most `capacity` samples.
@@ -103,14 +149,7 @@ impl ReplayBuffer {
         bytes.extend_from_slice(&self.total_added.to_le_bytes());
         bytes.extend_from_slice(&(self.samples.len() as u64).to_le_bytes());
         for s in &self.samples {
-            bytes.extend_from_slice(s.position.board());
-            bytes.extend_from_slice(&s.position.captured());
-            bytes.push(s.position.to_move().index() as u8);
-            for p in s.policy {
-                bytes.extend_from_slice(&p.to_le_bytes());
-            }
-            bytes.extend_from_slice(&s.value.to_le_bytes());
-            bytes.extend_from_slice(&s.margin.to_le_bytes());
+            write_sample(s, &mut bytes);
         }
         let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
@@ -145,36 +184,29 @@ impl ReplayBuffer {
         if (count as u64) > total_added {
             return Err(bad("holds more samples than were ever added"));
         }
+        let samples = data
+            .chunks_exact(SAMPLE_BYTES)
+            .map(read_sample)
+            .collect::<Result<Vec<_>, _>>()?;
+        ReplayBuffer::from_parts(capacity, total_added, samples)
+    }
+
+    /// A buffer of `capacity` holding `samples` (oldest first), `total_added` samples having
+    /// been added in all; an error when that cannot be.
+    pub fn from_parts(
+        capacity: usize,
+        total_added: u64,
+        samples: Vec<Sample>,
+    ) -> Result<ReplayBuffer, String> {
+        if capacity == 0 || samples.len() > capacity || samples.len() as u64 > total_added {
+            return Err(format!(
+                "damaged replay buffer: {} samples of {total_added} added, capacity {capacity}",
+                samples.len()
+            ));
+        }
         let mut buf = ReplayBuffer::new(capacity);
         buf.total_added = total_added;
-        for chunk in data.chunks_exact(SAMPLE_BYTES) {
-            let mut board = [0u8; 12];
-            board.copy_from_slice(&chunk[..12]);
-            let side = match chunk[14] {
-                0 => Side::South,
-                1 => Side::North,
-                _ => return Err(bad("bad side to move")),
-            };
-            let position = Position::from_parts(board, [chunk[12], chunk[13]], side)
-                .map_err(|e| bad(&e.to_string()))?;
-            let f = |at: usize| {
-                f32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
-            };
-            let mut policy = [0.0; 6];
-            for (i, p) in policy.iter_mut().enumerate() {
-                *p = f(15 + 4 * i);
-            }
-            let (value, margin) = (f(39), f(43));
-            if !(policy.iter().all(|p| p.is_finite()) && value.is_finite() && margin.is_finite()) {
-                return Err(bad("a target is not a finite number"));
-            }
-            buf.samples.push_back(Sample {
-                position,
-                policy,
-                value,
-                margin,
-            });
-        }
+        buf.samples.extend(samples);
         Ok(buf)
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::config::TrainConfig;
 use crate::replay::ReplayBuffer;
+use crate::replay_store::{self, REPLAY_INDEX_FILE, SavedReplay};
 use crate::rundir::{RunDir, checkpoint_name};
 use anyhow::Context;
 use oware_model::{
@@ -12,7 +13,8 @@ use oware_model::{
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The replay buffer's file inside a checkpoint folder.
+/// The replay buffer's file inside a checkpoint folder of older builds (whole buffers); newer
+/// checkpoints name segments in [`REPLAY_INDEX_FILE`] ([`crate::replay_store`]).
 pub const REPLAY_FILE: &str = "replay.bin";
 
 /// The trainer's counters saved in each checkpoint's `meta.json` (`extra`). Every field must be
@@ -88,6 +90,8 @@ pub struct State {
     pub meta: CheckpointMeta,
     /// The trainer's own counters.
     pub counters: Counters,
+    /// The replay segments of the last checkpoint (the next one writes only what is new).
+    pub saved_replay: SavedReplay,
 }
 
 /// A new run's state.
@@ -100,6 +104,7 @@ pub fn fresh_state(config: &TrainConfig, device: &oware_model::Device) -> State 
             ..CheckpointMeta::default()
         },
         counters: Counters::default(),
+        saved_replay: SavedReplay::default(),
     }
 }
 
@@ -137,11 +142,20 @@ pub fn load_state(
             ReconfigureError::KindChanged { .. } => anyhow::anyhow!("optimizer.optimizer: {e}"),
             ReconfigureError::Invalid(msg) => anyhow::anyhow!("optimizer.{msg}"),
         })?;
-    let replay_path = dir.join(REPLAY_FILE);
-    let bytes = read_checkpoint_file(&dir, REPLAY_FILE)
-        .with_context(|| format!("loading the replay buffer of {}", dir.display()))?;
-    let mut replay = ReplayBuffer::from_bytes(&bytes)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", replay_path.display()))?;
+    let (mut replay, saved_replay) = if dir.join(REPLAY_INDEX_FILE).is_file() {
+        let index = read_checkpoint_file(&dir, REPLAY_INDEX_FILE)
+            .with_context(|| format!("loading the replay buffer of {}", dir.display()))?;
+        replay_store::load(run, &dir, &index)?
+    } else {
+        // A checkpoint of an older build: the whole buffer in one file. The next checkpoint
+        // writes it as its first segment.
+        let replay_path = dir.join(REPLAY_FILE);
+        let bytes = read_checkpoint_file(&dir, REPLAY_FILE)
+            .with_context(|| format!("loading the replay buffer of {}", dir.display()))?;
+        let replay = ReplayBuffer::from_bytes(&bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", replay_path.display()))?;
+        (replay, SavedReplay::default())
+    };
     if replay.capacity() != config.replay.capacity {
         let (was, before) = (replay.capacity(), replay.len());
         replay.set_capacity(config.replay.capacity);
@@ -172,6 +186,7 @@ pub fn load_state(
         replay,
         meta,
         counters,
+        saved_replay,
     })
 }
 
@@ -183,16 +198,28 @@ pub fn save_state(run: &RunDir, state: &mut State, keep: usize) -> anyhow::Resul
     let name = checkpoint_name(state.meta.step);
     let dir = run.checkpoint_named(&name);
     state.meta.extra = serde_json::to_value(&state.counters)?;
-    let replay = state.replay.to_bytes();
+    if dir.exists() {
+        // Checked before the new samples are written, so that refusing changes nothing.
+        anyhow::bail!(
+            "writing checkpoint {}: it exists already, and a complete checkpoint is never overwritten",
+            dir.display()
+        );
+    }
+    // The replay buffer: a segment of the samples added since the last checkpoint, which
+    // this checkpoint's replay.json names with the earlier ones it still needs.
+    let mut saved = state.saved_replay.clone();
+    let index = replay_store::save_increment(run, &state.replay, &mut saved)?;
     let extra = [ExtraFile {
-        name: REPLAY_FILE,
-        bytes: &replay,
+        name: REPLAY_INDEX_FILE,
+        bytes: &index,
     }];
     save_checkpoint_with(&dir, &state.learner, &state.meta, &extra)
         .with_context(|| format!("writing checkpoint {}", dir.display()))?;
+    state.saved_replay = saved;
     run.set_latest(&name)?;
     let previous = state.counters.previous_eval_checkpoint.as_deref();
     run.prune(keep, previous.as_slice())?;
+    replay_store::remove_unreferenced(run)?;
     Ok(dir)
 }
 

@@ -64,6 +64,7 @@ pub(crate) fn open_run(opts: &TrainOptions) -> anyhow::Result<OpenRun> {
     write_atomic(&run.config(), config.to_toml()?.as_bytes())?;
     // This process is the run's one writer from here on.
     run.remove_stale_temporaries()?;
+    crate::replay_store::remove_unreferenced(&run)?;
     if opts.resume {
         let dropped = run.trim_eval_log(state.meta.step)?;
         if dropped > 0 {
