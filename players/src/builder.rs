@@ -77,6 +77,52 @@ pub fn play_mcts_config(
     Ok(config)
 }
 
+/// When and where a network player's checkpoint was trained: its run and the training wall
+/// time it had when it was saved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingTime {
+    /// The run's name: the run directory of `RUN/checkpoints/step-N`, else the checkpoint
+    /// folder's own name.
+    pub run: String,
+    /// Training wall-clock minutes when the checkpoint was written (over all resumes).
+    pub minutes: f64,
+    /// Its learner step.
+    pub step: u64,
+}
+
+/// The training time of the checkpoint a `mcts:model=PATH` spec plays (`None` for other
+/// players, and for checkpoints that do not record their training time). A missing or
+/// damaged checkpoint is an error naming it.
+pub fn training_time(spec: &PlayerSpec) -> anyhow::Result<Option<TrainingTime>> {
+    let PlayerSpec::Mcts(MctsSpec {
+        evaluator: MctsEvaluator::Model(path),
+        ..
+    }) = spec
+    else {
+        return Ok(None);
+    };
+    let dir = resolve_checkpoint(Path::new(path))?;
+    let info = oware_model::read_checkpoint_info(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?;
+    let Some(secs) = info.meta.extra.get("elapsed_secs").and_then(|v| v.as_f64()) else {
+        return Ok(None);
+    };
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let parent = dir.parent();
+    let run = match parent.and_then(name) {
+        Some(folder) if folder == oware_model::CHECKPOINTS_DIR => {
+            parent.and_then(Path::parent).and_then(name)
+        }
+        _ => name(&dir),
+    }
+    .unwrap_or_else(|| dir.display().to_string());
+    Ok(Some(TrainingTime {
+        run,
+        minutes: secs / 60.0,
+        step: info.meta.step,
+    }))
+}
+
 /// Loads the endgame tables an `egtb=DIR` names (every table of the directory).
 pub fn load_tables(dir: &Path) -> anyhow::Result<Arc<Tables>> {
     let tables = Tables::load(dir)

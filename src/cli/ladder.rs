@@ -11,8 +11,10 @@ use anyhow::Context;
 use oware_arena::ladder::{Ladder, MAX_GAMES, missing_games, play_ladder, recorded_games};
 use oware_engine::atomic_file::write_atomic;
 use oware_players::spec::PlayerSpec;
-use oware_players::{PlayerBuilder, contestant};
+use oware_players::{PlayerBuilder, TrainingTime, contestant, training_time};
 use oware_report::ladder::{Bar, draw};
+use oware_report::plot::{draw_with_axis, elo_axis};
+use oware_report::run_report::{Point, Series};
 use oware_report::status::MatchStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,12 +45,58 @@ pub struct Args {
     out: Option<PathBuf>,
     #[command(flatten)]
     matches: MatchArgs,
+    /// What the chart shows: `bars` (every player's rating), `time` (the rating of each
+    /// network checkpoint against its run's training wall time, one curve per run: how runs
+    /// are compared), or `auto` (`time` for a gauntlet whose other players are all
+    /// checkpoints that record their training time, else `bars`).
+    #[arg(long, value_enum, default_value_t = Chart::Auto)]
+    chart: Chart,
     /// Print the result as one JSON object on stdout (progress stays on stderr).
     #[arg(long)]
     json: bool,
     /// Plain log lines instead of a live status line.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// The kind of chart `oware ladder` draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Chart {
+    /// `time` for a gauntlet of checkpoints, else `bars`.
+    Auto,
+    /// Every player's rating, strongest first.
+    Bars,
+    /// Elo against training wall time, one curve per run.
+    Time,
+}
+
+/// The Elo-against-time curves: for every player but the anchor that is a checkpoint with a
+/// training time, its rating at its run's minutes, one curve per run.
+fn time_series(times: &[Option<TrainingTime>], r: &oware_arena::ratings::Ratings) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    for (p, t) in times.iter().enumerate() {
+        let Some(t) = t.as_ref().filter(|_| p != r.anchor) else {
+            continue;
+        };
+        let x = &r.players[p];
+        let point = Point {
+            minutes: t.minutes,
+            score: x.rating,
+            low: x.rating - x.ci95,
+            high: x.rating + x.ci95,
+        };
+        match out.iter_mut().find(|s| s.opponent == t.run) {
+            Some(s) => s.points.push(point),
+            None => out.push(Series {
+                opponent: t.run.clone(),
+                points: vec![point],
+            }),
+        }
+    }
+    for s in &mut out {
+        s.points.sort_by(|a, b| a.minutes.total_cmp(&b.minutes));
+    }
+    out
 }
 
 /// Runs `oware ladder`.
@@ -98,7 +146,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .or_else(|| args.record.as_ref().map(|d| d.join("ladder.png")));
-    if let Some(path) = &png {
+    let times = args
+        .players
+        .iter()
+        .map(training_time)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let checkpoints_only = (0..times.len())
+        .filter(|&p| p != ladder.anchor)
+        .all(|p| times[p].is_some());
+    let time_chart = match args.chart {
+        Chart::Bars => false,
+        Chart::Time => true,
+        Chart::Auto => args.gauntlet && checkpoints_only,
+    };
+    if let Some(path) = png.as_ref().filter(|_| time_chart) {
+        let r = &standings.ratings;
+        let series = time_series(&times, r);
+        if series.is_empty() {
+            anyhow::bail!(
+                "--chart time: no player but the anchor is a checkpoint that records its training time"
+            );
+        }
+        let subtitle = format!(
+            "Elo against {} (0) over training wall time, Bradley-Terry ratings with 95% intervals",
+            specs[r.anchor]
+        );
+        let axis = elo_axis(&series);
+        let png = draw_with_axis(&ladder.headline(), &subtitle, &series, &axis)?
+            .0
+            .encode_png()?;
+        write_atomic(path, &png).with_context(|| format!("the ladder chart {}", path.display()))?;
+    } else if let Some(path) = &png {
         let r = &standings.ratings;
         let bars: Vec<Bar> = r
             .players

@@ -279,3 +279,55 @@ fn damaged_records_and_bad_arguments_are_clear_errors() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_gauntlet_of_checkpoints_draws_elo_against_training_time() {
+    let dir = scratch("ladder-time");
+    let run = dir.join("r");
+    let run_s = run.to_str().expect("utf-8");
+    let out = oware(&[
+        "train",
+        "--config",
+        crate::common::TINY,
+        "--run",
+        run_s,
+        "--quiet",
+        "--set",
+        "schedule.max_steps=12",
+        "--set",
+        "schedule.checkpoint_every_steps=6",
+        "--set",
+        "eval.every_steps=0",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ckpt = |step: &str| format!("mcts:model={run_s}/checkpoints/{step},sims=4");
+    let (six, twelve) = (ckpt("step-0000006"), ckpt("step-0000012"));
+    let png = dir.join("elo.png");
+    let v = json(&oware(&[
+        "ladder",
+        "random",
+        &six,
+        &twelve,
+        "--gauntlet",
+        "--games",
+        "4",
+        "--out",
+        png.to_str().expect("utf-8"),
+        "--json",
+    ]));
+    assert_eq!(v["players"].as_array().map(Vec::len), Some(3));
+    use image::GenericImageView;
+    let img = image::open(&png).expect("a PNG");
+    assert!(img.width() > 400 && img.height() > 200);
+    // A time chart needs checkpoints: asked of plain players it is an error.
+    let out = ladder(&[
+        "--games",
+        "2",
+        "--chart",
+        "time",
+        "--out",
+        png.to_str().expect("utf-8"),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("--chart time"), "{}", text(&out));
+}
