@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 /// `[model]` section of a training config.
 ///
 /// input (`INPUT_SIZE`) → linear to `hidden` → relu → `blocks` residual blocks of width `hidden`
-/// → one linear to 8 outputs (6 policy logits, value, margin).
+/// → one linear to 8 outputs (6 policy logits, value, margin), 9 with the short-horizon value
+/// head (`short_value`).
 ///
 /// It implements burn's [`Config`] trait (builders, `save`/`load`), with serde derived here
 /// rather than by burn's macro so that a missing key takes its default and an unknown key is an
@@ -23,6 +24,10 @@ pub struct ModelConfig {
     /// Number of residual blocks in the trunk (each is one `hidden`×`hidden` linear layer).
     /// Default 3.
     pub blocks: usize,
+    /// An auxiliary head predicting a short-horizon value: the exponentially weighted mean of
+    /// the next recorded search values (KataGo's short-term value targets). Default off;
+    /// checkpoints without the key have no such head.
+    pub short_value: bool,
 }
 
 impl Config for ModelConfig {}
@@ -32,6 +37,7 @@ impl Default for ModelConfig {
         ModelConfig {
             hidden: 128,
             blocks: 3,
+            short_value: false,
         }
     }
 }
@@ -40,8 +46,14 @@ impl std::fmt::Display for ModelConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{{\"hidden\":{},\"blocks\":{}}}",
-            self.hidden, self.blocks
+            "{{\"hidden\":{},\"blocks\":{}{}}}",
+            self.hidden,
+            self.blocks,
+            if self.short_value {
+                ",\"short_value\":true"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -76,6 +88,12 @@ impl ModelConfig {
         Ok(())
     }
 
+    /// Outputs of the network's shared head layer: [`crate::net::HEAD_OUTPUTS`], plus one for
+    /// the short-horizon value.
+    pub fn head_outputs(&self) -> usize {
+        crate::net::HEAD_OUTPUTS + usize::from(self.short_value)
+    }
+
     /// Builds a freshly initialised network on `device` (use an autodiff device to train it).
     pub fn init(&self, device: &Device) -> PolicyValueNet {
         let input = LinearConfig::new(crate::encode::INPUT_SIZE, self.hidden).init(device);
@@ -84,7 +102,7 @@ impl ModelConfig {
                 linear: LinearConfig::new(self.hidden, self.hidden).init(device),
             })
             .collect();
-        let heads = LinearConfig::new(self.hidden, crate::net::HEAD_OUTPUTS).init(device);
+        let heads = LinearConfig::new(self.hidden, self.head_outputs()).init(device);
         PolicyValueNet {
             input,
             blocks,
@@ -97,7 +115,7 @@ impl ModelConfig {
         let h = self.hidden;
         let input = crate::encode::INPUT_SIZE * h + h;
         let blocks = self.blocks * (h * h + h);
-        let heads = h * crate::net::HEAD_OUTPUTS + crate::net::HEAD_OUTPUTS;
+        let heads = h * self.head_outputs() + self.head_outputs();
         input + blocks + heads
     }
 }
@@ -131,6 +149,9 @@ pub struct OptimConfig {
     /// Weight of the auxiliary margin loss (mean squared error of the margin head against the
     /// final seed margin / 48).
     pub margin_weight: f32,
+    /// Weight of the auxiliary short-horizon value loss (mean squared error of that head
+    /// against its target); used only by networks with the head (`model.short_value`).
+    pub short_value_weight: f32,
 }
 
 impl Default for OptimConfig {
@@ -141,6 +162,7 @@ impl Default for OptimConfig {
             momentum: 0.9,
             value_weight: 1.0,
             margin_weight: 0.25,
+            short_value_weight: 0.25,
         }
     }
 }
@@ -160,6 +182,7 @@ impl OptimConfig {
         for (name, w) in [
             ("value_weight", self.value_weight),
             ("margin_weight", self.margin_weight),
+            ("short_value_weight", self.short_value_weight),
         ] {
             if !(0.0..=100.0).contains(&w) {
                 return Err(format!("{name} = {w} is outside 0..=100"));

@@ -2,7 +2,7 @@
 
 use crate::config::ModelConfig;
 use crate::encode::{INPUT_SIZE, encode_vec, legal_mask};
-use crate::net::{HEAD_OUTPUTS, MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
+use crate::net::{MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 use oware_engine::Position;
@@ -71,7 +71,7 @@ impl NetEvaluator {
         &self.model
     }
 
-    /// The raw head outputs of a batch, row-major `[positions.len(), HEAD_OUTPUTS]` (policy
+    /// The raw head outputs of a batch, row-major `[positions.len(), config.head_outputs()]` (policy
     /// logits unmasked, value and margin before `tanh`).
     ///
     /// # Errors
@@ -87,7 +87,7 @@ impl NetEvaluator {
             &self.device,
         );
         let raw = tensor_to_vec(self.model.forward_raw(input)).map_err(EvalError::Failed)?;
-        let expected = n * HEAD_OUTPUTS;
+        let expected = n * self.config.head_outputs();
         if raw.len() != expected {
             return Err(EvalError::WrongLength {
                 positions: n,
@@ -107,7 +107,7 @@ impl NetEvaluator {
         let raw = self.raw_outputs(positions)?;
         positions
             .iter()
-            .zip(raw.chunks_exact(HEAD_OUTPUTS))
+            .zip(raw.chunks_exact(self.config.head_outputs()))
             .enumerate()
             .map(|(i, (pos, row))| prediction_from_row(i, pos, row))
             .collect()
@@ -165,7 +165,7 @@ impl Evaluator for NetEvaluator {
         let raw = self.raw_outputs(positions)?;
         for (i, ((pos, row), e)) in positions
             .iter()
-            .zip(raw.chunks_exact(HEAD_OUTPUTS))
+            .zip(raw.chunks_exact(self.config.head_outputs()))
             .zip(out.iter_mut())
             .enumerate()
         {
@@ -183,6 +183,7 @@ impl Evaluator for NetEvaluator {
 pub(crate) mod tests {
     use super::*;
     use crate::encode::{encode_batch, mask_batch};
+    use crate::net::HEAD_OUTPUTS;
     use oware_engine::Side;
 
     pub(crate) fn some_positions() -> Vec<Position> {

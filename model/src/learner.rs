@@ -25,6 +25,9 @@ pub struct TrainBatch {
     pub value: Vec<f32>,
     /// Target margin: (mover's final seeds − opponent's final seeds) / 48, in [-1, 1].
     pub margin: Vec<f32>,
+    /// Target short-horizon value in [-1, 1], for networks with that head: one per position,
+    /// or empty (then that head is not trained on this batch).
+    pub short_value: Vec<f32>,
 }
 
 impl TrainBatch {
@@ -57,9 +60,17 @@ impl TrainBatch {
                 });
             }
         }
+        if !self.short_value.is_empty() && self.short_value.len() != n {
+            return Err(TrainError::LengthMismatch {
+                column: "short_value",
+                len: self.short_value.len(),
+                positions: n,
+            });
+        }
         let finite = self.policy.iter().flatten().all(|x| x.is_finite())
             && self.value.iter().all(|x| x.is_finite())
-            && self.margin.iter().all(|x| x.is_finite());
+            && self.margin.iter().all(|x| x.is_finite())
+            && self.short_value.iter().all(|x| x.is_finite());
         if !finite {
             return Err(TrainError::NonFiniteTarget);
         }
@@ -328,8 +339,13 @@ impl Learner {
         let value = (out.value - target_v).square().mean();
         let margin = (out.margin - target_m).square().mean();
         let w = &self.optim_config;
-        let total =
+        let mut total =
             policy.clone() + value.clone() * w.value_weight + margin.clone() * w.margin_weight;
+        if let Some(short) = out.short_value.filter(|_| batch.short_value.len() == n) {
+            let target_s =
+                Tensor::<2>::from_data(TensorData::new(batch.short_value.clone(), [n, 1]), device);
+            total = total + (short - target_s).square().mean() * w.short_value_weight;
+        }
         let parts = Tensor::cat(vec![total.clone(), policy, value, margin], 0);
         let v = tensor_to_vec(parts.detach()).map_err(TrainError::Backend)?;
         let [total_v, policy_v, value_v, margin_v] = v[..] else {
@@ -428,6 +444,44 @@ mod tests {
         let l = learner.losses(&batch).expect("losses");
         let s = learner.step(&batch, 1e-6).expect("step");
         assert!((l.total - s.total).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_short_value_head_learns_its_target_and_round_trips() {
+        let device = Device::flex();
+        let cfg = ModelConfig {
+            short_value: true,
+            ..ModelConfig::new().with_hidden(32).with_blocks(1)
+        };
+        assert_eq!(cfg.head_outputs(), 9);
+        let mut learner = Learner::new(&cfg, &OptimConfig::default(), &device);
+        let mut batch = fixed_batch(32);
+        // A target unlike the value: the head must learn it on its own.
+        batch.short_value = batch.value.iter().map(|v| -0.5 * v).collect();
+        let first = learner.step(&batch, 3e-3).expect("step");
+        let mut last = first;
+        for _ in 0..300 {
+            last = learner.step(&batch, 3e-3).expect("step");
+        }
+        assert!(last.total < 0.2 * first.total, "{first:?} -> {last:?}");
+        // The evaluator reads the wider head row; a checkpoint keeps the head.
+        let ev = learner.evaluator();
+        assert!(ev.predict(&batch.positions).is_ok());
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ckpt = dir.path().join("step-0000001");
+        crate::save_checkpoint(&ckpt, &learner, &crate::CheckpointMeta::default()).expect("save");
+        let (back, _) = crate::load_checkpoint(&ckpt, &device).expect("load");
+        assert_eq!(back.config(), &cfg);
+        // Without the head, a batch's short-horizon targets are ignored; a wrong length is an
+        // error.
+        let mut plain = Learner::new(
+            &ModelConfig::new().with_hidden(16).with_blocks(1),
+            &OptimConfig::default(),
+            &device,
+        );
+        assert!(plain.step(&batch, 1e-3).is_ok());
+        batch.short_value.pop();
+        assert!(learner.step(&batch, 1e-3).is_err());
     }
 
     #[test]

@@ -11,6 +11,9 @@ pub const HEAD_OUTPUTS: usize = 8;
 pub const VALUE_COLUMN: usize = 6;
 /// Column of the margin in the raw head output.
 pub const MARGIN_COLUMN: usize = 7;
+/// Column of the short-horizon value in the raw head output, in networks with that head
+/// ([`crate::ModelConfig::short_value`]).
+pub const SHORT_VALUE_COLUMN: usize = 8;
 
 /// One residual block of the trunk: `x ↦ relu(x + W·x + b)`, width preserved.
 #[derive(Module, Debug)]
@@ -38,7 +41,8 @@ pub struct PolicyValueNet {
     pub input: Linear,
     /// The residual trunk.
     pub blocks: Vec<ResidualBlock>,
-    /// The shared head layer: `hidden` → [`HEAD_OUTPUTS`].
+    /// The shared head layer: `hidden` → [`HEAD_OUTPUTS`] (one more with the short-horizon
+    /// value head).
     pub heads: Linear,
 }
 
@@ -52,6 +56,8 @@ pub struct NetOutput {
     /// Predicted final seed margin (mover's final total − opponent's) / 48, `tanh`, in [-1, 1],
     /// `[batch, 1]`. An auxiliary target that gives the trunk a denser signal than win/loss.
     pub margin: Tensor<2>,
+    /// The short-horizon value, `tanh`, `[batch, 1]`, in networks with that head.
+    pub short_value: Option<Tensor<2>>,
 }
 
 impl PolicyValueNet {
@@ -76,11 +82,18 @@ impl PolicyValueNet {
             raw.clone()
                 .slice([0..batch, VALUE_COLUMN..VALUE_COLUMN + 1]),
         );
-        let margin = tanh(raw.slice([0..batch, MARGIN_COLUMN..MARGIN_COLUMN + 1]));
+        let margin = tanh(
+            raw.clone()
+                .slice([0..batch, MARGIN_COLUMN..MARGIN_COLUMN + 1]),
+        );
+        let [_, width] = raw.dims();
+        let short_value = (width > SHORT_VALUE_COLUMN)
+            .then(|| tanh(raw.slice([0..batch, SHORT_VALUE_COLUMN..SHORT_VALUE_COLUMN + 1])));
         NetOutput {
             policy_logits,
             value,
             margin,
+            short_value,
         }
     }
 

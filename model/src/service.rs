@@ -18,7 +18,6 @@
 //! [`EvalError::Failed`]. Nothing is ever made up.
 
 use crate::evaluator::{NetEvaluator, prediction_from_row};
-use crate::net::HEAD_OUTPUTS;
 use oware_engine::Position;
 use oware_search::{EvalError, Evaluation, Evaluator};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -318,13 +317,15 @@ fn run_batch(
     stats
         .requests
         .fetch_add(batch.len() as u64, Ordering::Relaxed);
+    let width = evaluator.config().head_outputs();
     let mut offset = 0;
     for request in batch {
         let n = request.positions.len();
         let reply = match &raw {
             Ok(raw) => split(
                 &request.positions,
-                &raw[offset * HEAD_OUTPUTS..][..n * HEAD_OUTPUTS],
+                &raw[offset * width..][..n * width],
+                width,
             )
             .map(|evaluations| (evaluations, version)),
             Err(e) => Err(e.clone()),
@@ -337,10 +338,10 @@ fn run_batch(
 
 /// The evaluations of one request from its rows of the raw outputs, exactly as
 /// [`NetEvaluator`]'s own `evaluate` computes them (indices local to the request).
-fn split(positions: &[Position], rows: &[f32]) -> Result<Vec<Evaluation>, EvalError> {
+fn split(positions: &[Position], rows: &[f32], width: usize) -> Result<Vec<Evaluation>, EvalError> {
     positions
         .iter()
-        .zip(rows.chunks_exact(HEAD_OUTPUTS))
+        .zip(rows.chunks_exact(width))
         .enumerate()
         .map(|(i, (pos, row))| {
             prediction_from_row(i, pos, row).map(|p| Evaluation {

@@ -42,6 +42,7 @@ fn saved(name: &str) -> Saved {
         policy: vec![[1.0 / 6.0; 6]; 2],
         value: vec![1.0, -1.0],
         margin: vec![0.1, -0.1],
+        short_value: Vec::new(),
     };
     learner.step(&batch, 1e-3).expect("one step");
     let meta = CheckpointMeta {

@@ -53,12 +53,7 @@ fn random_game(seed: u64) -> GameRecord {
         result,
         samples: pending
             .into_iter()
-            .map(|(position, policy, side)| Sample {
-                position,
-                policy,
-                value: result.value_for(side),
-                margin: result.margin_for(side) as f32 / 48.0,
-            })
+            .map(|(position, policy, side)| Sample::of_result(position, policy, side, &result))
             .collect(),
     }
 }

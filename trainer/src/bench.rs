@@ -177,6 +177,11 @@ fn bench_learner(
             .collect(),
         value: (0..n).map(|_| rng.random_range(-1.0..=1.0)).collect(),
         margin: (0..n).map(|_| rng.random_range(-0.5..=0.5)).collect(),
+        short_value: if config.model.short_value {
+            (0..n).map(|_| rng.random_range(-1.0..=1.0)).collect()
+        } else {
+            Vec::new()
+        },
         positions: pos,
     };
     let mut learner = Learner::new(&config.model, &config.optimizer, device);

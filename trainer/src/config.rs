@@ -65,6 +65,10 @@ pub struct SelfplayConfig {
     /// drawn from `0..=opening_plies` (not searched, not recorded); 0 turns it off. The
     /// temperature schedule (`mcts.temperature_plies`) is the other source of diverse openings.
     pub opening_plies: u32,
+    /// The horizon, in recorded positions, of the short-horizon value target (trained only by
+    /// networks with `model.short_value`): each position's target mixes its search value with
+    /// the next positions' targets, weight `1/horizon` on its own.
+    pub short_value_horizon: f32,
     /// Endgame tables (a directory built by `oware egtb build`); empty means none. With
     /// tables, a game that reaches a position of exact table value is finished by perfect
     /// table play, value targets inside the tables are clamped into the results the tables
@@ -138,6 +142,7 @@ impl Default for SelfplayConfig {
             full_search_prob: 1.0,
             cheap_sims: 25,
             opening_plies: 0,
+            short_value_horizon: 6.0,
             egtb: String::new(),
             inference: InferenceMode::Auto,
             // The service's own defaults (one source of truth).
@@ -404,6 +409,11 @@ impl TrainConfig {
             (1..=MAX_SIMS).contains(&s.cheap_sims),
             "selfplay.cheap_sims",
             || format!("{} is outside 1..={MAX_SIMS}", s.cheap_sims),
+        )?;
+        check(
+            s.short_value_horizon.is_finite() && (1.0..=1000.0).contains(&s.short_value_horizon),
+            "selfplay.short_value_horizon",
+            || format!("{} is outside 1..=1000", s.short_value_horizon),
         )?;
         check(s.opening_plies <= 40, "selfplay.opening_plies", || {
             format!("{} is above 40", s.opening_plies)

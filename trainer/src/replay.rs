@@ -18,6 +18,30 @@ pub struct Sample {
     pub value: f32,
     /// The game's final seed margin for the mover, divided by 48.
     pub margin: f32,
+    /// The short-horizon value target for the mover: the exponentially weighted mean of the
+    /// next recorded search values, ending in the result (`selfplay.short_value_horizon`);
+    /// the result itself where no search values are known (broker games, old buffers).
+    pub short_value: f32,
+}
+
+impl Sample {
+    /// A sample whose targets are the game's `result` for `side` (the short-horizon value
+    /// too).
+    pub fn of_result(
+        position: Position,
+        policy: [f32; 6],
+        side: Side,
+        result: &oware_engine::GameResult,
+    ) -> Sample {
+        let value = result.value_for(side);
+        Sample {
+            position,
+            policy,
+            value,
+            margin: result.margin_for(side) as f32 / 48.0,
+            short_value: value,
+        }
+    }
 }
 
 /// A ring of the most recent samples.
@@ -30,10 +54,36 @@ pub struct ReplayBuffer {
 }
 
 const MAGIC: &[u8; 8] = b"OWREPLY1";
-/// The bytes of one sample on disk: board (12), captured (2), side (1), policy, value, margin.
+/// The bytes of one sample in `replay.bin`: board (12), captured (2), side (1), policy, value,
+/// margin.
 pub(crate) const SAMPLE_BYTES: usize = 15 + 6 * 4 + 4 + 4;
 
-/// Appends the bytes of one sample.
+/// The bytes of one sample in a replay segment: those of [`SAMPLE_BYTES`], then the
+/// short-horizon value.
+pub(crate) const SEGMENT_SAMPLE_BYTES: usize = SAMPLE_BYTES + 4;
+
+/// Appends the bytes of one sample as a segment holds it.
+pub(crate) fn write_segment_sample(s: &Sample, bytes: &mut Vec<u8>) {
+    write_sample(s, bytes);
+    bytes.extend_from_slice(&s.short_value.to_le_bytes());
+}
+
+/// Reads one sample of [`SEGMENT_SAMPLE_BYTES`] bytes.
+pub(crate) fn read_segment_sample(chunk: &[u8]) -> Result<Sample, String> {
+    if chunk.len() != SEGMENT_SAMPLE_BYTES {
+        return Err("damaged replay segment: a sample of the wrong length".into());
+    }
+    let mut s = read_sample(&chunk[..SAMPLE_BYTES])?;
+    let mut f = [0u8; 4];
+    f.copy_from_slice(&chunk[SAMPLE_BYTES..]);
+    s.short_value = f32::from_le_bytes(f);
+    if !s.short_value.is_finite() {
+        return Err("damaged replay segment: a target is not a finite number".into());
+    }
+    Ok(s)
+}
+
+/// Appends the bytes of one sample as `replay.bin` holds it (no short-horizon value).
 pub(crate) fn write_sample(s: &Sample, bytes: &mut Vec<u8>) {
     bytes.extend_from_slice(s.position.board());
     bytes.extend_from_slice(&s.position.captured());
@@ -75,6 +125,7 @@ pub(crate) fn read_sample(chunk: &[u8]) -> Result<Sample, String> {
         policy,
         value,
         margin,
+        short_value: value,
     })
 }
 
@@ -225,6 +276,8 @@ mod tests {
             policy: [0.5, 0.5, 0.0, 0.0, 0.0, 0.0],
             value: 1.0,
             margin: -0.25,
+            // As replay.bin reads it back: the result.
+            short_value: 1.0,
         }
     }
 

@@ -96,12 +96,13 @@ fn segment_name(start: u64, count: u64) -> String {
 /// The bytes of a segment holding `samples`, the first of index `start`.
 fn segment_bytes<'a>(start: u64, count: u64, samples: impl Iterator<Item = &'a Sample>) -> Vec<u8> {
     let len = usize::try_from(count).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(24 + len.saturating_mul(crate::replay::SAMPLE_BYTES) + 8);
+    let mut bytes =
+        Vec::with_capacity(24 + len.saturating_mul(crate::replay::SEGMENT_SAMPLE_BYTES) + 8);
     bytes.extend_from_slice(SEGMENT_MAGIC);
     bytes.extend_from_slice(&start.to_le_bytes());
     bytes.extend_from_slice(&count.to_le_bytes());
     for s in samples {
-        crate::replay::write_sample(s, &mut bytes);
+        crate::replay::write_segment_sample(s, &mut bytes);
     }
     let sum = checksum(&bytes);
     bytes.extend_from_slice(&sum.to_le_bytes());
@@ -139,11 +140,11 @@ fn read_segment(bytes: &[u8], r: &SegmentRef) -> Result<Vec<Sample>, String> {
     }
     let data = &body[24..];
     let count = usize::try_from(r.count).map_err(|_| "count out of range".to_string())?;
-    if data.len() != count.saturating_mul(crate::replay::SAMPLE_BYTES) {
+    if data.len() != count.saturating_mul(crate::replay::SEGMENT_SAMPLE_BYTES) {
         return Err("wrong length".into());
     }
-    data.chunks_exact(crate::replay::SAMPLE_BYTES)
-        .map(crate::replay::read_sample)
+    data.chunks_exact(crate::replay::SEGMENT_SAMPLE_BYTES)
+        .map(crate::replay::read_segment_sample)
         .collect()
 }
 
@@ -305,6 +306,7 @@ mod tests {
             policy: [1.0 / 6.0; 6],
             value: (i % 3) as f32 - 1.0,
             margin: i as f32 / 1000.0,
+            short_value: ((i % 5) as f32 - 2.0) / 2.0,
         }
     }
 

@@ -143,17 +143,41 @@ struct PendingSample {
     side: Side,
     /// The results (worst, best, for the mover) the endgame tables allow here, if covered.
     table_range: Option<(f32, f32)>,
+    /// The search's value of the position for the mover.
+    search_value: f32,
+}
+
+/// The short-horizon value targets of a game's recorded positions, from the last back:
+/// `s_t = (1 − λ)·v_t + λ·s_{t+1}` with `λ = 1 − 1/horizon`, `v_t` the search value of the
+/// position, `s_{t+1}` the next recorded position's target (negated when the other side moves
+/// there), and after the last one the game's value target. All from the mover's side.
+fn short_horizon_targets(pending: &[PendingSample], values: &[f32], horizon: f32) -> Vec<f32> {
+    let lambda = 1.0 - 1.0 / horizon.max(1.0);
+    let mut out = vec![0.0f32; pending.len()];
+    let mut next: Option<(f32, Side)> = None;
+    for (i, p) in pending.iter().enumerate().rev() {
+        let tail = match next {
+            Some((s, side)) if side == p.side => s,
+            Some((s, _)) => -s,
+            None => values[i],
+        };
+        let s = (1.0 - lambda) * p.search_value.clamp(-1.0, 1.0) + lambda * tail;
+        out[i] = s;
+        next = Some((s, p.side));
+    }
+    out
 }
 
 fn finish(
     game: &Game,
     pending: &mut Vec<PendingSample>,
     stats: &SelfplayStats,
+    horizon: f32,
 ) -> Option<GameRecord> {
     let result = game.result()?;
     let mut rescored = 0;
-    let samples = pending
-        .drain(..)
+    let values: Vec<f32> = pending
+        .iter()
         .map(|p| {
             let played = result.value_for(p.side);
             let value = match p.table_range {
@@ -161,12 +185,19 @@ fn finish(
                 None => played,
             };
             rescored += u64::from(value != played);
-            Sample {
-                position: p.position,
-                policy: p.policy,
-                value,
-                margin: result.margin_for(p.side) as f32 / 48.0,
-            }
+            value
+        })
+        .collect();
+    let short = short_horizon_targets(pending, &values, horizon);
+    let samples = pending
+        .drain(..)
+        .zip(values.into_iter().zip(short))
+        .map(|(p, (value, short_value))| Sample {
+            position: p.position,
+            policy: p.policy,
+            value,
+            margin: result.margin_for(p.side) as f32 / 48.0,
+            short_value,
         })
         .collect();
     if rescored > 0 {
@@ -263,6 +294,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                     policy: r.policy,
                     side: game.to_move(),
                     table_range: tables.and_then(|t| selfplay_egtb::result_range(t, game)),
+                    search_value: r.value,
                 });
             }
             driver.advance(slot, r.mv)?;
@@ -281,7 +313,9 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
             };
             let game = played_out.as_ref().unwrap_or_else(|| driver.game(slot));
             if game.is_over() {
-                if let Some(record) = finish(game, &mut pending[slot], stats) {
+                if let Some(record) =
+                    finish(game, &mut pending[slot], stats, sp.short_value_horizon)
+                {
                     stats.games.fetch_add(1, Ordering::Relaxed);
                     if tx.send(record).is_err() {
                         return Ok(());
@@ -567,6 +601,41 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             records.iter().map(|r| r.moves[..4].to_vec()).collect();
         assert!(openings.len() >= 15, "{} distinct openings", openings.len());
+    }
+
+    fn pending(side: Side, search_value: f32) -> PendingSample {
+        PendingSample {
+            position: Position::start(),
+            policy: [1.0 / 6.0; 6],
+            side,
+            table_range: None,
+            search_value,
+        }
+    }
+
+    #[test]
+    fn short_horizon_targets_blend_search_values_into_the_result() {
+        let (s, n) = (Side::South, Side::North);
+        let p = [pending(s, 0.5), pending(n, -0.2), pending(s, 0.9)];
+        // South wins: value targets 1, -1, 1.
+        let values = [1.0, -1.0, 1.0];
+        // Horizon 1: each target is its own search value.
+        assert_eq!(
+            short_horizon_targets(&p, &values, 1.0),
+            vec![0.5, -0.2, 0.9]
+        );
+        // Horizon 2 (λ = 1/2), from the last back: 0.5·0.9 + 0.5·1 = 0.95, then for North
+        // 0.5·(−0.2) + 0.5·(−0.95) = −0.575, then 0.5·0.5 + 0.5·0.575 = 0.5375.
+        let t = short_horizon_targets(&p, &values, 2.0);
+        for (got, want) in t.iter().zip([0.5375, -0.575, 0.95]) {
+            assert!((got - want).abs() < 1e-6, "{t:?}");
+        }
+        // A long horizon tends to the result.
+        let t = short_horizon_targets(&p, &values, 1000.0);
+        assert!(
+            t.iter().zip(values).all(|(a, b)| (a - b).abs() < 0.01),
+            "{t:?}"
+        );
     }
 
     #[test]

@@ -211,6 +211,7 @@ fn saved_buffer(n: usize) -> Vec<u8> {
             policy: [1.0 / 6.0; 6],
             value: if i % 3 == 0 { 1.0 } else { -1.0 },
             margin: i as f32 / 48.0,
+            short_value: if i % 3 == 0 { 1.0 } else { -1.0 },
         }
     }));
     buf.to_bytes()

@@ -260,12 +260,7 @@ pub fn decode(bytes: &[u8]) -> Result<WireGame, Rejected> {
     };
     let samples = pending
         .into_iter()
-        .map(|(position, policy, side)| Sample {
-            position,
-            policy,
-            value: result.value_for(side),
-            margin: result.margin_for(side) as f32 / 48.0,
-        })
+        .map(|(position, policy, side)| Sample::of_result(position, policy, side, &result))
         .collect();
     Ok(WireGame {
         worker,
@@ -310,12 +305,7 @@ mod tests {
             result,
             samples: pending
                 .into_iter()
-                .map(|(position, policy, side)| Sample {
-                    position,
-                    policy,
-                    value: result.value_for(side),
-                    margin: result.margin_for(side) as f32 / 48.0,
-                })
+                .map(|(position, policy, side)| Sample::of_result(position, policy, side, &result))
                 .collect(),
         }
     }

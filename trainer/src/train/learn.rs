@@ -434,6 +434,7 @@ fn to_batch(samples: &[Sample]) -> TrainBatch {
         policy: samples.iter().map(|s| s.policy).collect(),
         value: samples.iter().map(|s| s.value).collect(),
         margin: samples.iter().map(|s| s.margin).collect(),
+        short_value: samples.iter().map(|s| s.short_value).collect(),
     }
 }
 
