@@ -383,6 +383,6 @@ impl Game {
 
     /// The move list in notation, separated by spaces (the format `oware replay` reads).
     pub fn record(&self) -> String {
-        crate::record::moves_text(&self.moves)
+        crate::moves::moves_text(&self.moves)
     }
 }

@@ -156,3 +156,15 @@ impl<'a> IntoIterator for &'a MoveList {
         self.as_slice().iter().copied()
     }
 }
+
+/// The moves in notation, separated by spaces.
+pub fn moves_text(moves: &[Move]) -> String {
+    let mut s = String::with_capacity(moves.len() * 2);
+    for (i, m) in moves.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push(m.letter());
+    }
+    s
+}

@@ -12,6 +12,7 @@
 
 use crate::game::{Game, GameError, GameResult};
 use crate::moves::Move;
+pub use crate::moves::moves_text;
 use crate::position::MoveEffect;
 use std::fmt::Write;
 
@@ -59,18 +60,6 @@ pub fn games_in(text: &str) -> Vec<(usize, RecordLine<'_>)> {
         .map(|(i, line)| (i + 1, RecordLine::parse(line)))
         .filter(|(_, r)| !r.tokens.is_empty())
         .collect()
-}
-
-/// The moves in notation, separated by spaces.
-pub fn moves_text(moves: &[Move]) -> String {
-    let mut s = String::with_capacity(moves.len() * 2);
-    for (i, m) in moves.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        s.push(m.letter());
-    }
-    s
 }
 
 /// The result part of a record line: the result from South's side (`1-0`, `0-1` or
