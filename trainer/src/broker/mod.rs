@@ -27,7 +27,7 @@
 //! and a sequence number that counts that worker's games from 0. A worker sends its games in
 //! order and retries a send that failed, so the learner sees each worker's games in order,
 //! perhaps more than once. The learner keeps, per worker, the highest sequence number it has
-//! taken ([`learner::BrokerState`], saved in every checkpoint's `meta.json`); a record at or
+//! taken ([`ledger::BrokerState`], saved in every checkpoint's `meta.json`); a record at or
 //! below it is a duplicate and is dropped (counted). Entries are acknowledged (`XACK`, then
 //! deleted with `XDEL`) only after a checkpoint holds their games. A learner that is killed
 //! leaves the entries it read since its last checkpoint pending in the group; when it resumes
@@ -62,6 +62,8 @@
 //! Redis being away.
 
 pub mod learner;
+pub mod ledger;
+pub mod stream;
 pub mod tls;
 pub mod wire;
 pub mod worker;
