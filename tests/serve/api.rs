@@ -178,8 +178,9 @@ async fn a_room_game_between_two_clients() {
     let (joined, _) = host
         .join(json!({"type": "create_room", "side": "south"}))
         .await;
+    // Players get the join code (room code, a dash, the join key): a seat needs all of it.
     let code = joined["code"].as_str().expect("code").to_string();
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 15, "{code}");
     assert_eq!(joined["link"], format!("/?room={code}"));
     assert_eq!(joined["seat"], "south");
     let host_token = joined["token"].as_str().expect("token").to_string();
