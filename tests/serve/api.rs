@@ -108,6 +108,9 @@ async fn a_full_game_against_the_ai() {
         let mv = &moves[n % moves.len()];
         n += 1;
         let ply = state["ply"].as_u64().expect("ply");
+        // At a person's pace: the AI answers in a millisecond, and more than 20 messages a
+        // second would be rate limited.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         c.send(json!({"type": "move", "house": mv})).await;
         state = c
             .state_where(|s| {

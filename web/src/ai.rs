@@ -13,7 +13,8 @@ use oware_engine::{Choice, Game, Limits, Move, Side, Winner};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// One player the server can build.
 pub struct AiEntry {
@@ -25,6 +26,37 @@ pub struct AiEntry {
     /// A name for people.
     pub label: String,
     builder: Arc<PlayerBuilder>,
+    /// How long its searches take, in microseconds: a moving average of those that were not
+    /// stopped, starting from its `ms=` budget (0 without one).
+    cost_micros: Arc<AtomicU64>,
+}
+
+impl AiEntry {
+    /// How long a search of this AI is likely to take.
+    pub fn expected(&self) -> Duration {
+        Duration::from_micros(self.cost_micros.load(Ordering::Relaxed))
+    }
+}
+
+/// Adds a search's duration to the moving average (a weight of 1/8).
+fn record_cost(cost: &AtomicU64, took: Duration) {
+    let took = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+    let old = cost.load(Ordering::Relaxed);
+    let new = if old == 0 {
+        took
+    } else {
+        old - old / 8 + took / 8
+    };
+    cost.store(new, Ordering::Relaxed);
+}
+
+/// The time budget a spec states, if any.
+fn stated_millis(spec: &PlayerSpec) -> u64 {
+    match spec {
+        PlayerSpec::AlphaBeta { millis, .. } => millis.unwrap_or(0),
+        PlayerSpec::Mcts(m) => m.millis.unwrap_or(0),
+        _ => 0,
+    }
 }
 
 impl AiEntry {
@@ -41,6 +73,7 @@ impl AiEntry {
             public: public_spec(&parsed),
             label: label(&parsed),
             builder: Arc::new(builder),
+            cost_micros: Arc::new(AtomicU64::new(stated_millis(&parsed).saturating_mul(1000))),
         })
     }
 }
@@ -160,15 +193,21 @@ pub fn choose_job(
     stop: Arc<AtomicBool>,
 ) -> impl FnOnce() -> anyhow::Result<Choice> + use<> {
     let builder = entry.builder.clone();
+    let cost = entry.cost_micros.clone();
     move || {
         if game.is_over() {
             anyhow::bail!("the game is over");
         }
+        let started = Instant::now();
         let mut player = builder.build(seed())?;
-        player.set_stop(Some(stop));
-        player
+        player.set_stop(Some(stop.clone()));
+        let choice = player
             .choose(&game, Limits::default())
-            .with_context(|| format!("the AI '{}' could not choose a move", player.name()))
+            .with_context(|| format!("the AI '{}' could not choose a move", player.name()))?;
+        if !stop.load(Ordering::Relaxed) {
+            record_cost(&cost, started.elapsed());
+        }
+        Ok(choice)
     }
 }
 
@@ -185,7 +224,7 @@ pub async fn analyse(
     let builder = entry.builder.clone();
     let flag = stop.flag();
     let mut player = pool
-        .run(ticket, stop, move || {
+        .run(ticket, stop, Duration::MAX, move || {
             let mut player = builder.build(seed())?;
             player.set_stop(Some(flag));
             Ok(player)
@@ -199,7 +238,7 @@ pub async fn analyse(
         }
         let state = game.clone();
         let (back, value) = pool
-            .run(ticket, stop, move || {
+            .run(ticket, stop, Duration::MAX, move || {
                 let value = evaluate_for_south(player.as_mut(), &state);
                 Ok((player, value))
             })
@@ -287,6 +326,8 @@ mod tests {
         let pool = AiPool::new(PoolLimits {
             threads: 1,
             analysis_threads: 1,
+            light_threads: 0,
+            light_usage_secs: 2.0,
             max_moves: 4,
             max_analysis: 4,
             analysis_per_address: 2,

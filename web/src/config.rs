@@ -72,6 +72,13 @@ pub const ANALYSIS_PER_ADDRESS: usize = 2;
 /// Seconds over which an address's search time counts for the order of the queue: the
 /// address that used the least search time lately goes first (halved every this many).
 pub const SEARCH_USAGE_HALF_LIFE_SECS: f64 = 30.0;
+/// Seconds of search time (decayed as above) under which an address counts as light: the
+/// threads kept for light jobs take only AI moves of light addresses.
+pub const LIGHT_USAGE_SECS: f64 = 0.5;
+/// Seconds under which an AI's searches count as quick (measured over its recent searches
+/// that were not stopped; before any, its `ms=` budget if it has one): the threads kept for
+/// light jobs take only quick ones.
+pub const QUICK_SEARCH_SECS: f64 = 0.1;
 /// Seconds nobody has sat at a table before it may be closed to make room for a new one
 /// (at most a quarter of the idle limit).
 pub const EVICT_GRACE_SECS: u64 = 30;

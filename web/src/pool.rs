@@ -15,17 +15,25 @@
 //!   address that used the least search time lately (decayed with a half-life of
 //!   [`crate::config::SEARCH_USAGE_HALF_LIFE_SECS`]), then the oldest: a client that keeps
 //!   the threads busy goes behind everyone who does not.
+//! - **A thread for quick moves.** A search cannot be interrupted for another, so with every
+//!   thread running long searches a quick one would wait for one of them to end. With two
+//!   threads or more, a quarter of them (at least one) take only light jobs: AI moves expected
+//!   to take under [`crate::config::QUICK_SEARCH_SECS`] (the AI's recent searches say so) of
+//!   addresses that used under [`crate::config::LIGHT_USAGE_SECS`] of search time lately. A
+//!   person playing a quick AI is then never stuck behind anyone's long searches.
 //! - **Stopping.** Every job has a [`Stop`]: set while the job waits, it leaves the queue at
 //!   once; set while it runs, the search sees it (`Player::set_stop`) and ends early.
 
 use crate::address::AddressKey;
-use crate::config::{ANALYSIS_PER_ADDRESS, SEARCH_USAGE_HALF_LIFE_SECS};
+use crate::config::{
+    ANALYSIS_PER_ADDRESS, LIGHT_USAGE_SECS, QUICK_SEARCH_SECS, SEARCH_USAGE_HALF_LIFE_SECS,
+};
 use crate::protocol::{ErrorCode, ErrorReply};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{Notify, oneshot};
 
 /// Most addresses whose search time is remembered (those that used almost none are
@@ -109,6 +117,10 @@ pub struct PoolLimits {
     pub threads: usize,
     /// Threads analysis may take at once.
     pub analysis_threads: usize,
+    /// Threads kept for light jobs (see the module docs).
+    pub light_threads: usize,
+    /// Seconds of recent search time under which an address is light.
+    pub light_usage_secs: f64,
     /// AI moves waiting or running at once.
     pub max_moves: usize,
     /// Analysis tickets held at once.
@@ -123,6 +135,8 @@ impl PoolLimits {
         PoolLimits {
             threads: config.ai_threads.max(1),
             analysis_threads: config.analysis_threads(),
+            light_threads: light_threads(config.ai_threads),
+            light_usage_secs: LIGHT_USAGE_SECS,
             max_moves: config.max_games.max(1),
             max_analysis: config.analysis_queue(),
             analysis_per_address: ANALYSIS_PER_ADDRESS,
@@ -130,10 +144,17 @@ impl PoolLimits {
     }
 }
 
+/// Threads kept for light jobs: a quarter (at least one) with two or more threads.
+pub fn light_threads(threads: usize) -> usize {
+    if threads >= 2 { threads.div_ceil(4) } else { 0 }
+}
+
 struct Waiter {
     id: u64,
     work: Work,
     key: AddressKey,
+    /// An AI move expected to be quick.
+    quick: bool,
     tx: oneshot::Sender<Grant>,
 }
 
@@ -154,6 +175,8 @@ impl Usage {
 struct State {
     running: usize,
     running_analysis: usize,
+    /// Jobs running that were not light when they got their thread.
+    running_heavy: usize,
     waiting: Vec<Waiter>,
     next_id: u64,
     moves: usize,
@@ -178,14 +201,19 @@ impl Shared {
 /// Hands free threads to the best waiting jobs.
 fn pump(shared: &Arc<Shared>, st: &mut State) {
     let now = Instant::now();
-    while st.running < shared.limits.threads {
-        let analysis_free = st.running_analysis < shared.limits.analysis_threads;
+    let limits = shared.limits;
+    while st.running < limits.threads {
+        let analysis_free = st.running_analysis < limits.analysis_threads;
+        let heavy_free = st.running_heavy + limits.light_threads < limits.threads;
         let usage = |k: &AddressKey| st.usage.get(k).map_or(0.0, |u| u.now(now));
+        let light =
+            |w: &Waiter| w.work == Work::Move && w.quick && usage(&w.key) < limits.light_usage_secs;
         let best = st
             .waiting
             .iter()
             .enumerate()
             .filter(|(_, w)| w.work == Work::Move || analysis_free)
+            .filter(|(_, w)| heavy_free || light(w))
             .min_by(|(_, a), (_, b)| {
                 let rank = |w: &Waiter| u8::from(w.work == Work::Analysis);
                 rank(a)
@@ -195,8 +223,10 @@ fn pump(shared: &Arc<Shared>, st: &mut State) {
             })
             .map(|(i, _)| i);
         let Some(i) = best else { break };
+        let heavy = !light(&st.waiting[i]);
         let w = st.waiting.swap_remove(i);
         st.running += 1;
+        st.running_heavy += usize::from(heavy);
         if w.work == Work::Analysis {
             st.running_analysis += 1;
         }
@@ -204,6 +234,7 @@ fn pump(shared: &Arc<Shared>, st: &mut State) {
             shared: Arc::clone(shared),
             work: w.work,
             key: w.key,
+            heavy,
             started: now,
             armed: true,
         };
@@ -211,6 +242,7 @@ fn pump(shared: &Arc<Shared>, st: &mut State) {
             // The waiter is gone (its task was dropped): the thread is free again.
             grant.armed = false;
             st.running -= 1;
+            st.running_heavy -= usize::from(heavy);
             if w.work == Work::Analysis {
                 st.running_analysis -= 1;
             }
@@ -224,6 +256,7 @@ struct Grant {
     shared: Arc<Shared>,
     work: Work,
     key: AddressKey,
+    heavy: bool,
     started: Instant,
     armed: bool,
 }
@@ -235,6 +268,9 @@ impl Drop for Grant {
         }
         let mut st = self.shared.lock();
         st.running = st.running.saturating_sub(1);
+        if self.heavy {
+            st.running_heavy = st.running_heavy.saturating_sub(1);
+        }
         if self.work == Work::Analysis {
             st.running_analysis = st.running_analysis.saturating_sub(1);
         }
@@ -334,6 +370,7 @@ impl AiPool {
         let limits = PoolLimits {
             threads: limits.threads.max(1),
             analysis_threads: limits.analysis_threads.clamp(1, limits.threads.max(1)),
+            light_threads: limits.light_threads.min(limits.threads.saturating_sub(1)),
             ..limits
         };
         AiPool {
@@ -380,12 +417,14 @@ impl AiPool {
         })
     }
 
-    /// Runs `job` on a search thread once one is given to it. Stopped while waiting, it
-    /// never runs ([`Stopped`]); a panic in the job is an error.
+    /// Runs `job` on a search thread once one is given to it; `expected` is how long it is
+    /// likely to take (for a move: the AI's recent searches; [`Duration::MAX`] when unknown).
+    /// Stopped while waiting, it never runs ([`Stopped`]); a panic in the job is an error.
     pub async fn run<T: Send + 'static>(
         &self,
         ticket: &Ticket,
         stop: &Stop,
+        expected: Duration,
         job: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
         if stop.is_stopped() {
@@ -400,6 +439,7 @@ impl AiPool {
                 id,
                 work: ticket.work,
                 key: ticket.key,
+                quick: expected.as_secs_f64() < QUICK_SEARCH_SECS,
                 tx,
             });
             pump(&self.shared, &mut st);
@@ -462,6 +502,8 @@ mod tests {
         PoolLimits {
             threads,
             analysis_threads: (threads / 2).max(1),
+            light_threads: light_threads(threads),
+            light_usage_secs: LIGHT_USAGE_SECS,
             max_moves: 100,
             max_analysis: 4 * threads,
             analysis_per_address: 2,
@@ -501,7 +543,7 @@ mod tests {
             let (pool, release, running) = (pool.clone(), release.clone(), running.clone());
             tasks.push(tokio::spawn(async move {
                 let t = pool.ticket(key(i), Work::Analysis).expect("room");
-                pool.run(&t, &Stop::default(), move || {
+                pool.run(&t, &Stop::default(), Duration::ZERO, move || {
                     running.fetch_add(1, Ordering::SeqCst);
                     while !release.load(Ordering::SeqCst) {
                         std::thread::sleep(Duration::from_millis(5));
@@ -523,7 +565,7 @@ mod tests {
         let started = Instant::now();
         let v = tokio::time::timeout(
             Duration::from_secs(5),
-            pool.run(&t, &Stop::default(), || Ok(7)),
+            pool.run(&t, &Stop::default(), Duration::ZERO, || Ok(7)),
         )
         .await
         .expect("the move is not held back")
@@ -531,7 +573,9 @@ mod tests {
         assert_eq!(v, 7);
         assert!(started.elapsed() < Duration::from_secs(2));
         let r: anyhow::Result<u32> = pool
-            .run(&t, &Stop::default(), || panic!("a broken player"))
+            .run(&t, &Stop::default(), Duration::ZERO, || {
+                panic!("a broken player")
+            })
             .await;
         assert!(r.is_err());
         release.store(true, Ordering::SeqCst);
@@ -551,7 +595,7 @@ mod tests {
             let (pool, release) = (pool.clone(), release.clone());
             tokio::spawn(async move {
                 let t = pool.ticket(key(1), Work::Move).expect("room");
-                pool.run(&t, &Stop::default(), move || {
+                pool.run(&t, &Stop::default(), Duration::ZERO, move || {
                     while !release.load(Ordering::SeqCst) {
                         std::thread::sleep(Duration::from_millis(5));
                     }
@@ -569,7 +613,7 @@ mod tests {
             let (pool, block) = (pool.clone(), block.clone());
             tokio::spawn(async move {
                 let t = pool.ticket(key(3), Work::Move).expect("room");
-                pool.run(&t, &Stop::default(), move || {
+                pool.run(&t, &Stop::default(), Duration::ZERO, move || {
                     while !block.load(Ordering::SeqCst) {
                         std::thread::sleep(Duration::from_millis(5));
                     }
@@ -585,7 +629,7 @@ mod tests {
             let (pool, order) = (pool.clone(), order.clone());
             waiting.push(tokio::spawn(async move {
                 let t = pool.ticket(key(i), Work::Move).expect("room");
-                pool.run(&t, &Stop::default(), move || {
+                pool.run(&t, &Stop::default(), Duration::ZERO, move || {
                     order.lock().expect("order").push(i);
                     Ok(())
                 })
@@ -599,7 +643,7 @@ mod tests {
             let (pool, stop) = (pool.clone(), stop.clone());
             tokio::spawn(async move {
                 let t = pool.ticket(key(4), Work::Move).expect("room");
-                pool.run(&t, &stop, || -> anyhow::Result<()> {
+                pool.run(&t, &stop, Duration::ZERO, || -> anyhow::Result<()> {
                     panic!("must not run")
                 })
                 .await
@@ -625,5 +669,74 @@ mod tests {
             vec![2, 1],
             "the light address first"
         );
+    }
+
+    /// Runs a job of `key` that spins until `release` is set.
+    fn spin(
+        pool: &Arc<AiPool>,
+        k: AddressKey,
+        release: &Arc<AtomicBool>,
+        running: &Arc<AtomicUsize>,
+    ) -> tokio::task::JoinHandle<anyhow::Result<()>> {
+        let (pool, release, running) = (pool.clone(), release.clone(), running.clone());
+        tokio::spawn(async move {
+            let t = pool.ticket(k, Work::Move).expect("room");
+            pool.run(&t, &Stop::default(), Duration::ZERO, move || {
+                running.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .await
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn heavy_addresses_leave_a_thread_to_light_ones() {
+        let pool = Arc::new(AiPool::new(PoolLimits {
+            light_usage_secs: 0.05,
+            ..limits(2)
+        }));
+        assert_eq!(pool.limits().light_threads, 1);
+        // Address 1 becomes heavy: 0.2 s of search.
+        let release = Arc::new(AtomicBool::new(false));
+        let running = Arc::new(AtomicUsize::new(0));
+        let first = spin(&pool, key(1), &release, &running);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        release.store(true, Ordering::SeqCst);
+        first.await.expect("task").expect("ran");
+        // Now its long searches take one thread only, however many it asks for.
+        let release = Arc::new(AtomicBool::new(false));
+        let heavy: Vec<_> = (0..3)
+            .map(|_| spin(&pool, key(1), &release, &running))
+            .collect();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(running.load(Ordering::SeqCst), 1);
+        // A light address's move runs at once on the other.
+        let t = pool.ticket(key(2), Work::Move).expect("room");
+        let v = tokio::time::timeout(
+            Duration::from_secs(5),
+            pool.run(&t, &Stop::default(), Duration::ZERO, || Ok(3)),
+        )
+        .await
+        .expect("the light move is not held back")
+        .expect("runs");
+        assert_eq!(v, 3);
+        // A long search of a fresh address may not take the kept thread either.
+        let t = pool.ticket(key(7), Work::Move).expect("room");
+        let no_stop = Stop::default();
+        let long = pool.run(&t, &no_stop, Duration::from_secs(1), || Ok(4));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), long)
+                .await
+                .is_err(),
+            "a long search waits for a thread of its own"
+        );
+        release.store(true, Ordering::SeqCst);
+        for h in heavy {
+            h.await.expect("task").expect("ran");
+        }
     }
 }

@@ -16,7 +16,7 @@ use oware_engine::record::games_in;
 use oware_engine::{Game, GameError, Move, Side};
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc};
 
 /// What the connection's writer sends.
@@ -357,7 +357,7 @@ impl Session {
         let job = choose_job(entry, game.clone(), stop.flag());
         let by = entry.public.clone();
         tokio::spawn(async move {
-            let result = hub.pool.run(&ticket, &stop, job).await;
+            let result = hub.pool.run(&ticket, &stop, Duration::MAX, job).await;
             drop(ticket);
             lock(&table).hint_ended(&stop);
             let reply = match result {
@@ -528,8 +528,11 @@ fn spawn_ai_move(hub: Arc<Hub>, table: SharedTable, job: crate::table::AiJob) {
         loop {
             let result = match hub.pool.ticket(job.owner, Work::Move) {
                 Ok(ticket) => {
-                    let search = choose_job(&hub.roster.ais[job.ai], job.game, job.stop.flag());
-                    hub.pool.run(&ticket, &job.stop, search).await
+                    let entry = &hub.roster.ais[job.ai];
+                    let search = choose_job(entry, job.game, job.stop.flag());
+                    hub.pool
+                        .run(&ticket, &job.stop, entry.expected(), search)
+                        .await
                 }
                 Err(e) => Err(anyhow::anyhow!("{}", e.message)),
             };
