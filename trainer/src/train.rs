@@ -187,6 +187,16 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     let mut broker = match &opts.broker {
         None => None,
         Some(url) => {
+            let (key, made) = crate::broker::sign::LearnerKey::load_or_create(run.root())?;
+            if made {
+                progress.note(&format!(
+                    "broker: made the run's signing key {} (public key in {})",
+                    run.root().join(crate::broker::sign::KEY_FILE).display(),
+                    run.root()
+                        .join(crate::broker::sign::PUBLIC_KEY_FILE)
+                        .display()
+                ));
+            }
             let started = LearnerBroker::start(
                 Start {
                     url,
@@ -196,6 +206,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
                     net: &state.learner.evaluator(),
                     fresh: !opts.resume,
                     stop: &INTERRUPTED,
+                    key: std::sync::Arc::new(key),
                 },
                 &mut |n| progress.note(n),
             )?;
@@ -360,6 +371,15 @@ fn learner_loop(
             for note in b.take_notes() {
                 progress.note(&note);
             }
+        }
+        // Many games wait for a checkpoint to be acknowledged: write one now (the broker
+        // stops reading at twice as many).
+        if broker.as_ref().is_some_and(|b| b.needs_checkpoint())
+            && state.meta.step > last_checkpoint_step
+        {
+            state.counters.elapsed_secs = elapsed();
+            checkpoint(ctx, state, broker)?;
+            last_checkpoint_step = state.meta.step;
         }
         if let Some(end) = stop_reason(ctx, state.meta.step, elapsed()) {
             break end;
@@ -575,10 +595,15 @@ fn log_broker(
         ("broker/rejected", t.rejected as f64),
         ("broker/stale", t.stale as f64),
         ("broker/duplicates", t.duplicates as f64),
+        ("broker/rate_limited", t.rate_limited as f64),
+        ("broker/out_of_sequence", t.out_of_sequence as f64),
+        ("broker/wrong_settings", t.wrong_settings as f64),
         ("broker/version", t.version as f64),
+        ("broker/worker/others/games_per_sec", report.others_per_sec),
     ] {
         log(tb, tag, v, step)?;
     }
+    // The busiest workers only (fake ids would each add a tag).
     for (worker, rate) in &report.per_worker {
         log(
             tb,

@@ -3,7 +3,8 @@
 //! each game with the ledger ([`super::ledger`]) and acknowledges them once a checkpoint holds
 //! them. See the module docs of [`crate::broker`].
 
-pub use super::ledger::{BrokerState, MAX_TRACKED_WORKERS, Verdict, WorkerTally};
+pub use super::ledger::{BrokerState, Ledger, MAX_TRACKED_WORKERS, Rules, Verdict, WorkerTally};
+use super::sign::{self, LearnerKey};
 use super::stream::{
     CONNECT_TIMEOUT, Command, IO_TIMEOUT, Incoming, Link, RedisThread, ensure_group, sleep_unless,
 };
@@ -11,12 +12,22 @@ use super::{Backoff, BrokerUrl, Keys, connect, is_mismatch};
 use crate::config::TrainConfig;
 use crate::selfplay::GameRecord;
 use oware_model::NetEvaluator;
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Games held unacknowledged (taken, waiting for a checkpoint) past which the learner
+/// checkpoints early; at twice it, the Redis thread stops reading until a checkpoint. At least
+/// this many, and at least twice what the learner needs before it trains, so it can always
+/// reach a checkpoint.
+pub const MAX_UNACKED: usize = 100_000;
+/// Workers whose rates TensorBoard gets a tag of their own (the busiest); the others are
+/// summed in `broker/worker/others/games_per_sec`.
+pub const TOP_WORKERS: usize = 16;
 
 /// One publication of the weights.
 #[derive(Clone, Debug)]
@@ -29,40 +40,66 @@ pub struct Publication {
     pub settings: String,
     /// The weights (burnpack).
     pub weights: Vec<u8>,
+    /// The learner's signature of [`sign::message`], hex.
+    pub signature: String,
+    /// The learner's public key, hex.
+    pub key: String,
 }
 
 impl Publication {
-    /// The publication of `net` as `version` with `config`'s settings.
-    pub fn new(version: u64, net: &NetEvaluator, config: &TrainConfig) -> anyhow::Result<Self> {
+    /// The publication of `net` as `version` of run `run` with `config`'s settings, signed
+    /// with `key`.
+    pub fn new(
+        version: u64,
+        net: &NetEvaluator,
+        config: &TrainConfig,
+        run: &str,
+        key: &LearnerKey,
+    ) -> anyhow::Result<Self> {
+        let model = serde_json::to_string(net.config())?;
+        let settings = serde_json::to_string(&serde_json::json!({
+            "mcts": config.mcts,
+            "selfplay": config.selfplay,
+            "broker": config.broker,
+        }))?;
+        let weights = net.weights_bytes()?;
+        let signature = key.sign(&sign::message(run, version, &model, &settings, &weights));
         Ok(Publication {
             version,
-            model: serde_json::to_string(net.config())?,
-            settings: serde_json::to_string(&serde_json::json!({
-                "mcts": config.mcts,
-                "selfplay": config.selfplay,
-                "broker": config.broker,
-            }))?,
-            weights: net.weights_bytes()?,
+            model,
+            settings,
+            weights,
+            signature,
+            key: key.public().hex(),
         })
     }
 
+    /// The fields of the weights hash, as written.
+    pub fn fields(&self) -> Vec<(&'static str, Cow<'_, [u8]>)> {
+        let owned = |s: String| Cow::Owned(s.into_bytes());
+        vec![
+            ("version", owned(self.version.to_string())),
+            ("model", Cow::Borrowed(self.model.as_bytes())),
+            ("settings", Cow::Borrowed(self.settings.as_bytes())),
+            ("weights", Cow::Borrowed(&self.weights[..])),
+            (
+                "checksum",
+                owned(format!("{:016x}", oware_model::checksum(&self.weights))),
+            ),
+            ("signature", Cow::Borrowed(self.signature.as_bytes())),
+            ("key", Cow::Borrowed(self.key.as_bytes())),
+        ]
+    }
+
+    /// Replaces the weights hash with this publication (fields of other writers go).
     pub(super) fn write(&self, con: &mut redis::Connection, key: &str) -> redis::RedisResult<()> {
-        redis::pipe()
-            .atomic()
-            .cmd("HSET")
-            .arg(key)
-            .arg("version")
-            .arg(self.version)
-            .arg("model")
-            .arg(&self.model)
-            .arg("settings")
-            .arg(&self.settings)
-            .arg("weights")
-            .arg(&self.weights)
-            .arg("checksum")
-            .arg(format!("{:016x}", oware_model::checksum(&self.weights)))
-            .ignore()
-            .query(con)
+        let mut pipe = redis::pipe();
+        pipe.atomic().cmd("DEL").arg(key).ignore();
+        pipe.cmd("HSET").arg(key);
+        for (name, value) in self.fields() {
+            pipe.arg(name).arg(value.as_ref());
+        }
+        pipe.ignore().query(con)
     }
 }
 
@@ -83,19 +120,22 @@ pub struct BrokerReport {
     pub connected: bool,
     /// The run's totals.
     pub totals: BrokerState,
+    /// The summed rate of the workers not in `per_worker` (past the [`TOP_WORKERS`] busiest).
+    pub others_per_sec: f64,
 }
 
 impl BrokerReport {
     /// The progress line's broker part.
     pub fn line(&self) -> String {
         format!(
-            "broker{}: {} workers, {:.1} games/s, lag {:.1}, rejected {}, stale {}",
+            "broker{}: {} workers, {:.1} games/s, lag {:.1}, rejected {}, stale {}, dropped {}",
             if self.connected { "" } else { " (Redis away)" },
             self.active_workers,
             self.ingest_games_per_sec,
             self.mean_version_lag,
             self.totals.rejected,
-            self.totals.stale
+            self.totals.stale,
+            self.totals.dropped()
         )
     }
 }
@@ -116,22 +156,33 @@ pub struct Start<'a> {
     pub fresh: bool,
     /// Set to give up waiting for Redis (Ctrl-C).
     pub stop: &'a AtomicBool,
+    /// The key that signs the publications ([`LearnerKey::load_or_create`] in the run's
+    /// directory).
+    pub key: Arc<LearnerKey>,
 }
 
 /// The learner's broker: owns the Redis thread and the de-duplication state.
 pub struct LearnerBroker {
     url: BrokerUrl,
-    state: BrokerState,
-    max_lag: u64,
+    run: String,
+    key: Arc<LearnerKey>,
+    ledger: Ledger,
     rx: Receiver<Incoming>,
     commands: Sender<Command>,
     thread: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
     link: Arc<Mutex<Link>>,
-    /// Entry ids whose games (or verdicts) are not in a checkpoint yet.
+    /// Entry ids of games taken that are not in a checkpoint yet.
     unacked: Vec<String>,
     /// Entry ids of the checkpoint being written.
     in_checkpoint: Vec<String>,
+    /// Entry ids to acknowledge at once (nothing a crash could lose: rejected, duplicate,
+    /// stale, rate-limited and gone entries, and games without positions).
+    ack_now: Vec<String>,
+    /// Games held unacknowledged, shared with the Redis thread (which stops reading at
+    /// twice `max_unacked`).
+    held: Arc<AtomicUsize>,
+    max_unacked: usize,
     window_start: Instant,
     window_games: u64,
     window_lag: u64,
@@ -161,6 +212,7 @@ impl LearnerBroker {
             net,
             fresh,
             stop,
+            key,
         } = start;
         let keys = Keys::new(run)?;
         let mut backoff = Backoff::new();
@@ -194,8 +246,19 @@ impl LearnerBroker {
                     anyhow::anyhow!("clearing {} on {url}: {}", keys.games, url.describe(&e))
                 })?;
         }
-        state.version = state.version.max(on_redis.unwrap_or(0)) + 1;
-        let publication = Arc::new(Publication::new(state.version, net, config)?);
+        state.version = state
+            .version
+            .max(on_redis.unwrap_or(0))
+            .checked_add(1)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{} on {url} holds the last version there is (a forged value?): delete it \
+                     (DEL {}) and start again",
+                    keys.weights,
+                    keys.weights
+                )
+            })?;
+        let publication = Arc::new(Publication::new(state.version, net, config, run, &key)?);
         publication
             .write(&mut con, &keys.weights)
             .map_err(|e| anyhow::anyhow!("publishing weights on {url}: {}", url.describe(&e)))?;
@@ -203,17 +266,27 @@ impl LearnerBroker {
             anyhow::anyhow!("creating the consumer group on {url}: {}", url.describe(&e))
         })?;
         notes(&format!(
-            "broker {url}: published weights version {} as run '{run}' ({} and {}); waiting for \
-             `oware worker --broker URL --run {run}`",
-            state.version, keys.weights, keys.games
+            "broker {url}: published weights version {} as run '{run}' ({} and {}), signed by \
+             the key {} (fingerprint {}); waiting for `oware worker --broker URL --run {run} \
+             --learner-key {}`",
+            state.version,
+            keys.weights,
+            keys.games,
+            key.public().hex(),
+            key.public().fingerprint(),
+            key.public().fingerprint()
         ));
         let (tx, rx) = std::sync::mpsc::sync_channel(4 * config.broker.read_batch);
+        let max_unacked =
+            MAX_UNACKED.max(2 * (config.replay.min_samples + config.schedule.batch_size));
+        let held = Arc::new(AtomicUsize::new(0));
         let (commands, command_rx) = std::sync::mpsc::channel();
         let stop_thread = Arc::new(AtomicBool::new(false));
         let link = Arc::new(Mutex::new(Link {
             connected: true,
             ..Link::default()
         }));
+        let written = Some(Arc::clone(&publication));
         let mut thread = RedisThread {
             url: url.clone(),
             keys,
@@ -228,14 +301,25 @@ impl LearnerBroker {
             stop: Arc::clone(&stop_thread),
             link: Arc::clone(&link),
             last_weights_check: Instant::now(),
+            last_full_check: Instant::now(),
+            written,
+            held: Arc::clone(&held),
+            max_held: 2 * max_unacked,
+            count: config.broker.read_batch,
         };
         let handle = std::thread::Builder::new()
             .name("broker".into())
             .spawn(move || thread.run())?;
+        let rules = Rules {
+            max_lag: config.broker.max_version_lag,
+            max_plies: config.selfplay.max_plies,
+            games_per_worker_per_minute: config.broker.max_games_per_worker_per_minute,
+        };
         Ok(Some(LearnerBroker {
             url: url.clone(),
-            state,
-            max_lag: config.broker.max_version_lag,
+            run: run.to_string(),
+            key,
+            ledger: Ledger::new(state, rules),
             rx,
             commands,
             thread: Some(handle),
@@ -243,6 +327,9 @@ impl LearnerBroker {
             link,
             unacked: Vec::new(),
             in_checkpoint: Vec::new(),
+            ack_now: Vec::new(),
+            held,
+            max_unacked,
             window_start: Instant::now(),
             window_games: 0,
             window_lag: 0,
@@ -254,7 +341,22 @@ impl LearnerBroker {
 
     /// The state to save in the next checkpoint.
     pub fn state(&self) -> &BrokerState {
-        &self.state
+        &self.ledger.state
+    }
+
+    /// Whether so many games wait for a checkpoint to be acknowledged that the learner should
+    /// write one now (the Redis thread stops reading at twice as many).
+    pub fn needs_checkpoint(&self) -> bool {
+        self.unacked.len() >= self.max_unacked
+    }
+
+    /// Games taken and not yet acknowledged (waiting for a checkpoint).
+    pub fn unacknowledged(&self) -> usize {
+        self.unacked.len() + self.in_checkpoint.len()
+    }
+
+    fn update_held(&self) {
+        self.held.store(self.unacknowledged(), Ordering::SeqCst);
     }
 
     /// Handles the games that have arrived, waiting up to `wait` for the first; `take` gets
@@ -276,29 +378,47 @@ impl LearnerBroker {
             self.handle(msg, take);
             next = self.rx.try_recv().ok();
         }
+        if !self.ack_now.is_empty() {
+            // A gone thread is reported by `take_notes`; the learner goes on.
+            let _ = self
+                .commands
+                .send(Command::Ack(std::mem::take(&mut self.ack_now)));
+        }
+        self.update_held();
         handled
     }
 
     fn handle(&mut self, msg: Incoming, take: &mut dyn FnMut(GameRecord)) {
         match msg {
             Incoming::Game(id, game) => {
-                self.unacked.push(id);
-                let verdict = self.state.judge(&game, self.max_lag);
-                let entry = self
-                    .recent
-                    .entry(game.worker.clone())
-                    .or_insert((Instant::now(), 0));
-                entry.0 = Instant::now();
+                let now = Instant::now();
+                let verdict = self.ledger.judge(&game, now);
+                // A flood of fresh ids within a minute is not tracked past the bound.
+                if self.recent.len() < MAX_TRACKED_WORKERS || self.recent.contains_key(&game.worker)
+                {
+                    let entry = self.recent.entry(game.worker.clone()).or_insert((now, 0));
+                    entry.0 = now;
+                    if verdict == Verdict::Taken {
+                        entry.1 += 1;
+                    }
+                }
                 if verdict == Verdict::Taken {
-                    entry.1 += 1;
                     self.window_games += 1;
-                    self.window_lag += self.state.version - game.version;
+                    let lag = self.ledger.state.version.saturating_sub(game.version);
+                    self.window_lag = self.window_lag.saturating_add(lag);
+                    if game.record.samples.is_empty() {
+                        self.ack_now.push(id);
+                    } else {
+                        self.unacked.push(id);
+                    }
                     take(game.record);
+                } else {
+                    self.ack_now.push(id);
                 }
             }
             Incoming::Rejected(id, why) => {
-                self.unacked.push(id.clone());
-                self.state.rejected += 1;
+                self.ack_now.push(id.clone());
+                self.ledger.state.rejected = self.ledger.state.rejected.saturating_add(1);
                 self.rejected_notes += 1;
                 if self.rejected_notes <= REJECTION_NOTES {
                     self.notes
@@ -310,7 +430,8 @@ impl LearnerBroker {
                     );
                 }
             }
-            Incoming::Gone(id) => self.unacked.push(id),
+            Incoming::Gone(id) => self.ack_now.push(id),
+            Incoming::Note(text) => self.notes.push(text),
         }
     }
 
@@ -326,8 +447,14 @@ impl LearnerBroker {
 
     /// Publishes `net` as the next version (sent by the Redis thread; the newest wins).
     pub fn publish(&mut self, net: &NetEvaluator, config: &TrainConfig) -> anyhow::Result<()> {
-        let publication = Publication::new(self.state.version + 1, net, config)?;
-        self.state.version += 1;
+        let version = self
+            .ledger
+            .state
+            .version
+            .checked_add(1)
+            .ok_or_else(|| anyhow::anyhow!("no weights version is left to publish"))?;
+        let publication = Publication::new(version, net, config, &self.run, &self.key)?;
+        self.ledger.state.version = version;
         // A gone thread is reported by `take_notes`; the learner goes on.
         let _ = self.commands.send(Command::Publish(Arc::new(publication)));
         Ok(())
@@ -346,6 +473,7 @@ impl LearnerBroker {
         if !ids.is_empty() {
             let _ = self.commands.send(Command::Ack(ids));
         }
+        self.update_held();
     }
 
     /// Call when writing a checkpoint failed: its entries wait for the next one.
@@ -353,6 +481,7 @@ impl LearnerBroker {
         let mut ids = std::mem::take(&mut self.in_checkpoint);
         ids.append(&mut self.unacked);
         self.unacked = ids;
+        self.update_held();
     }
 
     /// Rates since the last report, and the totals.
@@ -374,14 +503,21 @@ impl LearnerBroker {
             } else {
                 0.0
             },
-            per_worker: self
-                .recent
-                .iter()
-                .map(|(id, (_, n))| (id.clone(), *n as f64 / dt))
-                .collect(),
+            per_worker: Vec::new(),
             connected: self.link.lock().map(|l| l.connected).unwrap_or(false),
-            totals: self.state.clone(),
+            totals: self.ledger.state.clone(),
+            others_per_sec: 0.0,
         };
+        let mut report = report;
+        let mut rates: Vec<(String, f64)> = self
+            .recent
+            .iter()
+            .map(|(id, (_, n))| (id.clone(), *n as f64 / dt))
+            .collect();
+        rates.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        report.others_per_sec = rates.iter().skip(TOP_WORKERS).map(|(_, r)| r).sum();
+        rates.truncate(TOP_WORKERS);
+        report.per_worker = rates;
         self.window_start = Instant::now();
         self.window_games = 0;
         self.window_lag = 0;

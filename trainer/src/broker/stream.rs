@@ -7,7 +7,7 @@
 use super::learner::Publication;
 use super::wire::{self, Rejected, WireGame};
 use super::{Backoff, BrokerUrl, GAME_FIELD, GROUP, Keys, connect};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,8 +18,15 @@ pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 pub(super) const IO_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one read waits for new games.
 const BLOCK_MS: usize = 100;
-/// How often the thread checks that Redis still holds the published weights.
+/// How often the thread checks that Redis still holds the published weights (their version,
+/// checksum, signature and key).
 const WEIGHTS_CHECK: Duration = Duration::from_secs(2);
+/// How often it compares the whole weights hash, every field and byte, with what it published.
+const FULL_CHECK: Duration = Duration::from_secs(10);
+/// The most bytes of records one read should bring: past it the next reads ask for fewer
+/// entries (down to one), so a flood of oversized entries cannot make each reply huge; the
+/// bound of one entry is the server's `proto-max-bulk-len` (see docs/security.md).
+const READ_BYTES: usize = 16 << 20;
 
 /// A message from the Redis thread.
 pub(super) enum Incoming {
@@ -29,6 +36,8 @@ pub(super) enum Incoming {
     Rejected(String, Rejected),
     /// An entry that is gone from the stream (trimmed while pending): acknowledge only.
     Gone(String),
+    /// Something the user should know (the published weights were changed by another client).
+    Note(String),
 }
 
 /// A request to the Redis thread.
@@ -161,6 +170,34 @@ pub(super) struct RedisThread {
     pub(super) stop: Arc<AtomicBool>,
     pub(super) link: Arc<Mutex<Link>>,
     pub(super) last_weights_check: Instant,
+    pub(super) last_full_check: Instant,
+    /// The publication this thread (or the learner's start) wrote last.
+    pub(super) written: Option<Arc<Publication>>,
+    /// Games the learner holds unacknowledged; at `max_held` reading stops until a checkpoint.
+    pub(super) held: Arc<AtomicUsize>,
+    pub(super) max_held: usize,
+    /// Entries asked for per read now (at most `read_batch`; fewer after large replies).
+    pub(super) count: usize,
+}
+
+/// Which fields of the weights hash differ from the publication (none: it is ours).
+fn differing(held: &[(Vec<u8>, Vec<u8>)], publication: &Publication) -> Vec<String> {
+    let ours = publication.fields();
+    let mut diff: Vec<String> = ours
+        .iter()
+        .filter(|(name, value)| {
+            !held
+                .iter()
+                .any(|(n, v)| n.as_slice() == name.as_bytes() && v.as_slice() == value.as_ref())
+        })
+        .map(|(name, _)| (*name).to_string())
+        .collect();
+    for (n, _) in held {
+        if !ours.iter().any(|(name, _)| n.as_slice() == name.as_bytes()) {
+            diff.push(String::from_utf8_lossy(&n[..n.len().min(32)]).into_owned());
+        }
+    }
+    diff
 }
 
 /// Why the thread's loop step ended early.
@@ -203,7 +240,10 @@ impl RedisThread {
             match cmd {
                 Command::Publish(p) => {
                     self.publication = p;
-                    self.last_weights_check = Instant::now() - 2 * WEIGHTS_CHECK;
+                    // Written at the next step (the check finds Redis holding the old one).
+                    self.last_weights_check = Instant::now()
+                        .checked_sub(2 * WEIGHTS_CHECK)
+                        .unwrap_or_else(Instant::now);
                 }
                 Command::Ack(mut ids) => self.acks.append(&mut ids),
             }
@@ -235,6 +275,9 @@ impl RedisThread {
                 // pending entries from the start (those already taken are duplicates).
                 let setup = ensure_group(&mut con, &self.keys.games)
                     .and_then(|()| self.publication.write(&mut con, &self.keys.weights));
+                if setup.is_ok() {
+                    self.written = Some(Arc::clone(&self.publication));
+                }
                 if let Err(e) = setup {
                     self.con = Some(con);
                     self.lost(&e);
@@ -262,14 +305,60 @@ impl RedisThread {
             return Ok(());
         };
         if self.last_weights_check.elapsed() >= WEIGHTS_CHECK {
-            let held: Option<u64> = redis::cmd("HGET")
-                .arg(&self.keys.weights)
-                .arg("version")
-                .query(con)?;
-            if held != Some(self.publication.version) {
-                // Redis restarted empty (or lost the key): publish again.
+            let full = self.last_full_check.elapsed() >= FULL_CHECK;
+            let held: Vec<(Vec<u8>, Vec<u8>)> = if full {
+                redis::cmd("HGETALL").arg(&self.keys.weights).query(con)?
+            } else {
+                let names = ["version", "checksum", "signature", "key"];
+                let values: Vec<Option<Vec<u8>>> = redis::cmd("HMGET")
+                    .arg(&self.keys.weights)
+                    .arg(&names[..])
+                    .query(con)?;
+                names
+                    .iter()
+                    .zip(values)
+                    .filter_map(|(n, v)| Some((n.as_bytes().to_vec(), v?)))
+                    .collect()
+            };
+            const CHEAP: [&str; 4] = ["version", "checksum", "signature", "key"];
+            let diff_from = |p: &Publication| {
+                let mut d = differing(&held, p);
+                if !full {
+                    // Only these four were read.
+                    d.retain(|f| CHEAP.contains(&f.as_str()));
+                }
+                d
+            };
+            let diff = diff_from(&self.publication);
+            if !diff.is_empty() {
+                // Redis restarted empty (or lost the key), or another client wrote the hash
+                // (a forged publication, or a second learner): publish again. What this
+                // thread wrote last, not yet replaced by a newer publication, is no one
+                // else's doing.
+                let ours = self
+                    .written
+                    .as_ref()
+                    .is_some_and(|w| diff_from(w).is_empty());
+                let newer = held.is_empty() || ours;
                 self.publication.write(con, &self.keys.weights)?;
+                self.written = Some(Arc::clone(&self.publication));
                 ensure_group(con, &self.keys.games)?;
+                if !newer {
+                    let note = format!(
+                        "broker {}: the published weights in {} were changed by another client \
+                         (fields {}): published version {} again (workers load only weights \
+                         signed by this learner)",
+                        self.url,
+                        self.keys.weights,
+                        diff.join(", "),
+                        self.publication.version
+                    );
+                    // The learner may be gone; then nobody needs the note.
+                    let _ = self.tx.try_send(Incoming::Note(note));
+                }
+            }
+            if full {
+                self.last_full_check = Instant::now();
             }
             self.last_weights_check = Instant::now();
         }
@@ -289,13 +378,18 @@ impl RedisThread {
             }
             self.acks.clear();
         }
+        if self.held.load(Ordering::SeqCst) >= self.max_held {
+            // The learner holds as many games unacknowledged as it may: wait for a checkpoint.
+            std::thread::sleep(Duration::from_millis(BLOCK_MS as u64));
+            return Ok(());
+        }
         let start = self.pending_cursor.clone().unwrap_or_else(|| ">".into());
         let mut cmd = redis::cmd("XREADGROUP");
         cmd.arg("GROUP")
             .arg(GROUP)
             .arg(GROUP)
             .arg("COUNT")
-            .arg(self.read_batch);
+            .arg(self.count);
         if self.pending_cursor.is_none() {
             cmd.arg("BLOCK").arg(BLOCK_MS);
         }
@@ -321,6 +415,16 @@ impl RedisThread {
         if self.pending_cursor.is_some() {
             self.pending_cursor = entries.last().map(|(id, _)| id.clone());
         }
+        let bytes: usize = entries
+            .iter()
+            .flat_map(|(_, f)| f.iter().flatten())
+            .map(|(k, v)| k.len() + v.len())
+            .sum();
+        self.count = if bytes > READ_BYTES {
+            (self.count / 2).max(1)
+        } else {
+            (self.count * 2).min(self.read_batch)
+        };
         for (id, fields) in entries {
             let msg = match fields {
                 None => Incoming::Gone(id),
