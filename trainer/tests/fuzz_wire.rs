@@ -60,11 +60,7 @@ fn valid_records() -> Vec<Vec<u8>> {
         .map(|i| {
             let plies = [40, 200, 1000][i as usize % 3];
             let game = random_game(i, plies);
-            let id = [
-                "w",
-                "host-0123456789abcdef",
-                &longest,
-            ][i as usize % 3];
+            let id = ["w", "host-0123456789abcdef", &longest][i as usize % 3];
             encode(&game, id, i * 1000, i, plies).expect("encodes")
         })
         .collect()
