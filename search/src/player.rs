@@ -54,6 +54,14 @@ pub trait Player: Send {
     /// nothing.
     fn new_game(&mut self) {}
 
+    /// Gives the player a flag that ends its searches early once set (a stopped search
+    /// returns the best move found so far); `None` takes it away. Alpha-beta and MCTS with an
+    /// evaluator look at it as they search; the default ignores it (such a player always
+    /// searches to its own limits).
+    fn set_stop(&mut self, stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        let _ = stop;
+    }
+
     /// As [`Player::choose`], calling `progress` with reports of the search while it runs (the
     /// engine protocol's `info` lines): alpha-beta once per completed iteration, MCTS about
     /// every [`PROGRESS_MILLIS`] and once at the end. The default reports nothing.

@@ -3,8 +3,9 @@
 
 use oware_web::ServeConfig;
 use oware_web::config::{
-    DEFAULT_ADDR, DEFAULT_ANALYSIS_SPEC, DEFAULT_IDLE_SECS, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_GAMES, DEFAULT_MAX_ROOMS, default_ai_threads, default_ais,
+    DEFAULT_ADDR, DEFAULT_ANALYSIS_SPEC, DEFAULT_HEADER_TIMEOUT_SECS, DEFAULT_IDLE_SECS,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, DEFAULT_MAX_GAMES,
+    DEFAULT_MAX_ROOMS, DEFAULT_MAX_TABLES_PER_ADDRESS, default_ai_threads, default_ais,
 };
 use std::net::SocketAddr;
 use std::path::Path;
@@ -37,6 +38,26 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, value_name = "N")]
     max_connections: usize,
 
+    /// WebSocket connections open at once from one address (an IPv6 address counts by its
+    /// /64); other TCP connections from one address are bounded by twice this.
+    #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, value_name = "N")]
+    max_connections_per_address: usize,
+
+    /// Games and rooms one address may hold at once (its own oldest unattended one makes
+    /// room for a new one).
+    #[arg(long, default_value_t = DEFAULT_MAX_TABLES_PER_ADDRESS, value_name = "N")]
+    max_tables_per_address: usize,
+
+    /// An origin the page is reached at besides localhost and IP addresses (e.g. behind a
+    /// reverse proxy: https://oware.example.org); repeat for more. Requests naming any other
+    /// host are refused, against DNS rebinding.
+    #[arg(long = "public-origin", value_name = "URL")]
+    public_origins: Vec<String>,
+
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, default_value_t = DEFAULT_HEADER_TIMEOUT_SECS, value_name = "SECS")]
+    header_timeout: f64,
+
     /// Seconds without a move after which a room or game expires (and without a message
     /// after which a connection closes).
     #[arg(long, default_value_t = DEFAULT_IDLE_SECS as f64, value_name = "SECS")]
@@ -59,6 +80,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.idle_timeout
         );
     }
+    if !(args.header_timeout.is_finite() && args.header_timeout > 0.0) {
+        anyhow::bail!(
+            "--header-timeout {} must be a positive number of seconds",
+            args.header_timeout
+        );
+    }
+    if args.max_connections_per_address == 0 || args.max_tables_per_address == 0 {
+        anyhow::bail!(
+            "--max-connections-per-address and --max-tables-per-address must be at least 1"
+        );
+    }
     if args.max_rooms == 0 && args.max_games == 0 {
         anyhow::bail!("--max-rooms 0 with --max-games 0 leaves nothing to play");
     }
@@ -72,6 +104,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     config.max_rooms = args.max_rooms;
     config.max_games = args.max_games;
     config.max_connections = args.max_connections;
+    config.max_connections_per_address = args.max_connections_per_address;
+    config.max_tables_per_address = args.max_tables_per_address;
+    config.public_origins = args.public_origins;
+    config.header_timeout = Duration::from_secs_f64(args.header_timeout);
     config.idle = Duration::from_secs_f64(args.idle_timeout);
     config.ai_threads = args.ai_threads.unwrap_or_else(default_ai_threads).max(1);
     oware_web::run(config)?;

@@ -5,6 +5,7 @@ use super::broker_tls::BrokerTlsArgs;
 use super::device::parse_device;
 use oware_model::DeviceKind;
 use oware_trainer::broker::BrokerUrl;
+use oware_trainer::broker::sign::Trust;
 use oware_trainer::broker::worker::{WorkerOptions, run_worker_process};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +39,12 @@ pub struct Args {
     /// No rate lines every 10 s.
     #[arg(long, short)]
     quiet: bool,
+    /// The learner's public key (64 hex digits, from RUN/broker-key.pub), its fingerprint
+    /// (sha256:...: the learner prints it at its start) or a file holding either: only weights
+    /// signed by it are loaded. Without it the worker trusts the key of the first signed
+    /// weights it sees.
+    #[arg(long, value_name = "KEY", env = "OWARE_LEARNER_KEY")]
+    learner_key: Option<String>,
 }
 
 /// Set by Ctrl-C: finish the current searches, send the finished games, exit.
@@ -46,6 +53,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// Runs `oware worker`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let url = BrokerUrl::parse_with_tls(&args.broker, &args.tls.files())?;
+    let trust = Trust::from_arg(args.learner_key.as_deref())?;
     if args.threads > 1024 {
         anyhow::bail!("--threads {} is more than 1024", args.threads);
     }
@@ -59,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             device: args.device,
             games: args.games,
             quiet: args.quiet,
+            trust,
         },
         &STOP,
     )?;
@@ -66,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&summary)?);
     } else {
         println!(
-            "worker {}: {} games ({} sent{}{}), {} positions in {:.1} s: {:.0} positions/s, {:.2} games/s, {:.0} sims/s; weights version {} ({} loaded)",
+            "worker {}: {} games ({} sent{}{}), {} positions in {:.1} s: {:.0} positions/s, {:.2} games/s, {:.0} sims/s; weights version {} ({} loaded{}), signed by {}",
             summary.worker,
             summary.games,
             summary.sent,
@@ -86,7 +95,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.games_per_sec,
             summary.sims_per_sec,
             summary.version,
-            summary.weights_loaded
+            summary.weights_loaded,
+            if summary.refused > 0 {
+                format!(", {} refused", summary.refused)
+            } else {
+                String::new()
+            },
+            summary.learner_key
         );
     }
     Ok(ExitCode::SUCCESS)

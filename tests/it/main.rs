@@ -6,6 +6,8 @@
 //! Run one area with a filter: `cargo test --release --test it serve::`.
 
 mod broker;
+mod broker_acl;
+mod broker_hostile;
 mod broker_tls;
 mod cli_bounds;
 mod cli_egtb;

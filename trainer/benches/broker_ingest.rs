@@ -163,6 +163,9 @@ fn bench_ingest(c: &mut Criterion) {
                         net: &net,
                         fresh: false,
                         stop: &stop,
+                        key: std::sync::Arc::new(
+                            oware_trainer::broker::sign::LearnerKey::generate(),
+                        ),
                     },
                     &mut |_| {},
                 )

@@ -342,6 +342,9 @@ pub struct BrokerConfig {
     pub max_stream_len: u64,
     /// Games the learner reads from the stream per request.
     pub read_batch: usize,
+    /// Games one worker id may send per minute, sustained (and in a burst); the excess is
+    /// dropped and counted (`broker/rate_limited`). 0: no limit.
+    pub max_games_per_worker_per_minute: u64,
 }
 
 impl Default for BrokerConfig {
@@ -350,6 +353,7 @@ impl Default for BrokerConfig {
             max_version_lag: 4,
             max_stream_len: 100_000,
             read_batch: 512,
+            max_games_per_worker_per_minute: 6000,
         }
     }
 }
@@ -528,6 +532,16 @@ impl TrainConfig {
             (1..=10_000).contains(&b.read_batch),
             "broker.read_batch",
             || format!("{} is outside 1..=10000", b.read_batch),
+        )?;
+        check(
+            b.max_games_per_worker_per_minute <= 100_000_000,
+            "broker.max_games_per_worker_per_minute",
+            || {
+                format!(
+                    "{} is above 100000000 (0 means no limit)",
+                    b.max_games_per_worker_per_minute
+                )
+            },
         )?;
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! Evaluation during training: the current network (with MCTS) against the configured
 //! opponents and the previous evaluated checkpoint, in paired-opening matches. The network
 //! players' searches run batched, as in self-play (many games in flight per thread, one network
-//! call per pass; see [`oware_engine::arena`]).
+//! call per pass; see [`oware_arena`]).
 
 use crate::auto_ms::{has_auto_ms, measure_millis_per_move, resolve_auto_ms};
 use crate::config::EvalConfig;

@@ -44,7 +44,8 @@ function connect() {
     const room = new URLSearchParams(location.search).get("room");
     if (token) send({ type: "resume", token });
     else if (watching) send({ type: "watch", code: watching });
-    else if (room) send({ type: "join_room", code: room });
+    // A join code takes the free seat; a bare six-letter room code can only watch.
+    else if (room) send({ type: room.replace(/[-\s]/g, "").length > 6 ? "join_room" : "watch", code: room });
     for (const m of app.pending.splice(0)) send(m);
   };
   ws.onmessage = (e) => {

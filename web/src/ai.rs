@@ -1,11 +1,12 @@
-//! The AI players the server offers, and the bounded pool their searches run on.
+//! The AI players the server offers, and the searches they run on the pool ([`crate::pool`]).
 //!
-//! A search never runs on the async runtime: it takes one of `ai_threads` permits and runs in
-//! `spawn_blocking`, so a slow AI delays only the searches queued behind it, never a move of
-//! another game. Each search is one `choose` with the operator's spec (every spec has a depth,
-//! a time or a simulation count), and a table or a connection has at most one search of each
-//! kind waiting, so no client can ask for unbounded work.
+//! A search never runs on the async runtime: it runs on one of the pool's threads, so a slow
+//! AI delays only the searches queued behind it, never a move of another game. Each search is
+//! one `choose` with the operator's spec (every spec has a depth, a time or a simulation
+//! count), given the job's stop flag so a search nobody waits for any more ends early; a review
+//! is one job per position.
 
+use crate::pool::{AiPool, Stop, Stopped, Ticket};
 use anyhow::Context;
 use oware_engine::{Game, Move, Side, Winner};
 use oware_model::DeviceKind;
@@ -13,16 +14,50 @@ use oware_players::PlayerBuilder;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
 use oware_search::{Budget, Choice};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::sync::Semaphore;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// One player the server can build.
 pub struct AiEntry {
-    /// The spec string, canonical.
+    /// The spec string, canonical (it may name files: it is never shown to clients).
     pub spec: String,
+    /// The spec as clients see it: directories and files reduced to their last component
+    /// (`mcts:model=runs/big,sims=400` shows as `mcts:model=big,sims=400`).
+    pub public: String,
     /// A name for people.
     pub label: String,
     builder: Arc<PlayerBuilder>,
+    /// How long its searches take, in microseconds: a moving average of those that were not
+    /// stopped, starting from its `ms=` budget (0 without one).
+    cost_micros: Arc<AtomicU64>,
+}
+
+impl AiEntry {
+    /// How long a search of this AI is likely to take.
+    pub fn expected(&self) -> Duration {
+        Duration::from_micros(self.cost_micros.load(Ordering::Relaxed))
+    }
+}
+
+/// Adds a search's duration to the moving average (a weight of 1/8).
+fn record_cost(cost: &AtomicU64, took: Duration) {
+    let took = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+    let old = cost.load(Ordering::Relaxed);
+    let new = if old == 0 {
+        took
+    } else {
+        old - old / 8 + took / 8
+    };
+    cost.store(new, Ordering::Relaxed);
+}
+
+/// The time budget a spec states, if any.
+fn stated_millis(spec: &PlayerSpec) -> u64 {
+    match spec {
+        PlayerSpec::AlphaBeta { millis, .. } => millis.unwrap_or(0),
+        PlayerSpec::Mcts(m) => m.millis.unwrap_or(0),
+        _ => 0,
+    }
 }
 
 impl AiEntry {
@@ -36,10 +71,40 @@ impl AiEntry {
             .with_context(|| format!("cannot build the AI player '{spec}'"))?;
         Ok(AiEntry {
             spec: parsed.to_string(),
+            public: public_spec(&parsed),
             label: label(&parsed),
             builder: Arc::new(builder),
+            cost_micros: Arc::new(AtomicU64::new(stated_millis(&parsed).saturating_mul(1000))),
         })
     }
+}
+
+/// The last component of a path, for people (`runs/big` → `big`).
+fn file_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| "…".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// `spec` with the paths it names reduced to their last component: what clients are shown,
+/// so the server's directory layout stays its own.
+pub fn public_spec(spec: &PlayerSpec) -> String {
+    let mut shown = spec.clone();
+    match &mut shown {
+        PlayerSpec::AlphaBeta {
+            egtb: Some(dir), ..
+        } => *dir = file_name(dir),
+        PlayerSpec::Mcts(m) => {
+            if let MctsEvaluator::Model(path) = &mut m.evaluator {
+                *path = file_name(path);
+            }
+            if let Some(dir) = m.egtb.as_mut() {
+                *dir = file_name(dir);
+            }
+        }
+        _ => {}
+    }
+    shown.to_string()
 }
 
 /// A short name for people: "Alpha-beta, 5 plies", "Network NAME, MCTS 400 sims", ...
@@ -117,117 +182,75 @@ impl Roster {
     }
 }
 
-/// A place in the search queue; dropping it frees the place.
-#[derive(Debug)]
-pub struct Ticket(Arc<AtomicUsize>);
-
-impl Drop for Ticket {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// The bounded pool that runs searches.
-#[derive(Debug)]
-pub struct AiPool {
-    permits: Arc<Semaphore>,
-    queued: Arc<AtomicUsize>,
-    max_queue: usize,
-}
-
-impl AiPool {
-    /// A pool running `threads` searches at once, with at most `max_queue` waiting or running
-    /// for optional work (hints, reviews).
-    pub fn new(threads: usize, max_queue: usize) -> AiPool {
-        AiPool {
-            permits: Arc::new(Semaphore::new(threads.max(1))),
-            queued: Arc::new(AtomicUsize::new(0)),
-            max_queue,
-        }
-    }
-
-    /// A place for an AI's own move: always given (there is at most one per game).
-    pub fn ticket(&self) -> Ticket {
-        self.queued.fetch_add(1, Ordering::AcqRel);
-        Ticket(self.queued.clone())
-    }
-
-    /// A place for optional work, unless the queue is full.
-    pub fn try_ticket(&self) -> Option<Ticket> {
-        let n = self.queued.fetch_add(1, Ordering::AcqRel);
-        let ticket = Ticket(self.queued.clone());
-        (n < self.max_queue).then_some(ticket)
-    }
-
-    /// Searches waiting or running.
-    pub fn queued(&self) -> usize {
-        self.queued.load(Ordering::Acquire)
-    }
-
-    /// Runs `job` on a blocking thread once a permit is free. A panic in the job is an error.
-    pub async fn run<T: Send + 'static>(
-        &self,
-        ticket: Ticket,
-        job: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
-    ) -> anyhow::Result<T> {
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .context("the search pool is closed")?;
-        let result = tokio::task::spawn_blocking(move || {
-            let out = job();
-            drop(permit);
-            out
-        })
-        .await;
-        drop(ticket);
-        match result {
-            Ok(out) => out,
-            Err(e) => Err(anyhow::anyhow!("the search stopped: {e}")),
-        }
-    }
-}
-
 /// A random seed for a player.
 fn seed() -> u64 {
     rand::random()
 }
 
-/// A search to run: what `entry` plays in `game`.
-pub fn choose_job(entry: &AiEntry, game: Game) -> impl FnOnce() -> anyhow::Result<Choice> + use<> {
+/// A search to run: what `entry` plays in `game`, ending early once `stop` is set.
+pub fn choose_job(
+    entry: &AiEntry,
+    game: Game,
+    stop: Arc<AtomicBool>,
+) -> impl FnOnce() -> anyhow::Result<Choice> + use<> {
     let builder = entry.builder.clone();
+    let cost = entry.cost_micros.clone();
     move || {
         if game.is_over() {
             anyhow::bail!("the game is over");
         }
+        let started = Instant::now();
         let mut player = builder.build(seed())?;
-        player
+        player.set_stop(Some(stop.clone()));
+        let choice = player
             .choose(&game, Budget::default())
-            .with_context(|| format!("the AI '{}' could not choose a move", player.name()))
+            .with_context(|| format!("the AI '{}' could not choose a move", player.name()))?;
+        if !stop.load(Ordering::Relaxed) {
+            record_cost(&cost, started.elapsed());
+        }
+        Ok(choice)
     }
 }
 
-/// A search to run: South's expected result (-1..1) in every state of the game `moves` make,
-/// the start included, by one player of `entry` (finished states score their result).
-pub fn analysis_job(
+/// South's expected result (-1..1) in every state of the game `moves` make, the start
+/// included, by one player of `entry` (finished states score their result). Each position is
+/// one job on the pool, so the AIs' moves pass between them; `stop` ends it ([`Stopped`]).
+pub async fn analyse(
+    pool: &AiPool,
+    ticket: &Ticket,
+    stop: &Stop,
     entry: &AiEntry,
     moves: Vec<Move>,
-) -> impl FnOnce() -> anyhow::Result<Vec<f32>> + use<> {
+) -> anyhow::Result<Vec<f32>> {
     let builder = entry.builder.clone();
-    move || {
-        let mut player = builder.build(seed())?;
-        let mut game = Game::new();
-        let mut evals = Vec::with_capacity(moves.len() + 1);
-        for i in 0..=moves.len() {
-            evals.push(evaluate_for_south(player.as_mut(), &game)?);
-            if let Some(&mv) = moves.get(i) {
-                game.play(mv).context("the reviewed game is not legal")?;
-            }
+    let flag = stop.flag();
+    let mut player = pool
+        .run(ticket, stop, Duration::MAX, move || {
+            let mut player = builder.build(seed())?;
+            player.set_stop(Some(flag));
+            Ok(player)
+        })
+        .await?;
+    let mut game = Game::new();
+    let mut evals = Vec::with_capacity(moves.len() + 1);
+    for i in 0..=moves.len() {
+        if stop.is_stopped() {
+            return Err(Stopped.into());
         }
-        Ok(evals)
+        let state = game.clone();
+        let (back, value) = pool
+            .run(ticket, stop, Duration::MAX, move || {
+                let value = evaluate_for_south(player.as_mut(), &state);
+                Ok((player, value))
+            })
+            .await?;
+        player = back;
+        evals.push(value?);
+        if let Some(&mv) = moves.get(i) {
+            game.play(mv).context("the reviewed game is not legal")?;
+        }
     }
+    Ok(evals)
 }
 
 /// South's expected result in `game`: the result once over, else the player's evaluation.
@@ -295,14 +318,37 @@ mod tests {
         assert_eq!(turning_point(&[0.0, 0.6, 0.5]), Some(1));
     }
 
-    #[test]
-    fn analysis_scores_every_state_from_souths_side() {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn analysis_scores_every_state_from_souths_side() {
+        use crate::address::AddressKey;
+        use crate::pool::{PoolLimits, Work};
         let entry = AiEntry::load("alphabeta:depth=3").expect("spec");
         let game = Game::replay(["c", "F", "a"]).expect("legal");
-        let evals = analysis_job(&entry, game.moves().to_vec())().expect("analysis");
+        let pool = AiPool::new(PoolLimits {
+            threads: 1,
+            analysis_threads: 1,
+            light_threads: 0,
+            light_usage_secs: 2.0,
+            max_moves: 4,
+            max_analysis: 4,
+            analysis_per_address: 2,
+        });
+        let ticket = pool
+            .ticket(AddressKey::V4([127, 0, 0, 1]), Work::Analysis)
+            .expect("room");
+        let stop = Stop::default();
+        let evals = analyse(&pool, &ticket, &stop, &entry, game.moves().to_vec())
+            .await
+            .expect("analysis");
         assert_eq!(evals.len(), 4);
         assert!(evals.iter().all(|v| (-1.0..=1.0).contains(v)));
-        let c = choose_job(&entry, game.clone())().expect("a move");
+        stop.stop();
+        let e = analyse(&pool, &ticket, &stop, &entry, game.moves().to_vec())
+            .await
+            .expect_err("stopped");
+        assert!(crate::pool::is_stopped(&e));
+        let c =
+            choose_job(&entry, game.clone(), Arc::new(AtomicBool::new(false)))().expect("a move");
         assert!(game.legal_moves().contains(c.mv));
         assert!(AiEntry::load("human").is_err());
         let refused = Roster::load(&["random".to_string()], "random")
@@ -312,18 +358,28 @@ mod tests {
         assert!(AiEntry::load("alphabeta:depth=x").is_err());
     }
 
-    #[tokio::test]
-    async fn the_pool_bounds_optional_work_and_survives_panics() {
-        let pool = AiPool::new(1, 2);
-        let a = pool.try_ticket().expect("room");
-        let b = pool.try_ticket().expect("room");
-        assert!(pool.try_ticket().is_none(), "queue full");
-        let forced = pool.ticket();
-        assert_eq!(pool.queued(), 3);
-        drop(a);
-        let r: anyhow::Result<u32> = pool.run(b, || panic!("a broken player")).await;
-        assert!(r.is_err());
-        assert_eq!(pool.run(forced, || Ok(7)).await.expect("runs"), 7);
-        assert_eq!(pool.queued(), 0);
+    #[test]
+    fn a_stopped_search_still_gives_a_legal_move_and_quickly() {
+        let entry = AiEntry::load("alphabeta:ms=20000").expect("spec");
+        let game = Game::new();
+        let started = std::time::Instant::now();
+        let c =
+            choose_job(&entry, game.clone(), Arc::new(AtomicBool::new(true)))().expect("a move");
+        assert!(game.legal_moves().contains(c.mv));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn clients_see_no_paths() {
+        let p = |s: &str| public_spec(&s.parse().expect("spec"));
+        assert_eq!(
+            p("mcts:model=/srv/oware/runs/big,sims=400,egtb=/data/tb"),
+            "mcts:model=big,sims=400,egtb=tb"
+        );
+        assert_eq!(
+            p("alphabeta:depth=8,egtb=../tables"),
+            "alphabeta:depth=8,egtb=tables"
+        );
+        assert_eq!(p("alphabeta:ms=1000"), "alphabeta:ms=1000");
     }
 }

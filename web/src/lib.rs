@@ -5,18 +5,27 @@
 //! ([`protocol`]). The server is authoritative: every move is checked by the engine and the
 //! page only draws the states it is sent.
 //!
-//! - [`config`]: settings and every limit, with their defaults.
+//! - [`config`]: settings and every limit, with their defaults; [`address`]: the key the
+//!   per-address limits count by (IPv6 by its /64).
 //! - [`protocol`]: the messages.
 //! - [`state`]: the JSON of a position (that of `oware replay --json`) and of a table.
 //! - [`table`]: one game and its seats (vs AI, two on one device, friend room).
-//! - [`hub`]: all tables, room codes, seat tokens, expiry, guessing limits.
-//! - [`ai`]: the players offered and the bounded search pool.
+//! - [`hub`]: all tables, room and join codes, seat tokens, expiry, eviction, the limits per
+//!   address and against guessing.
+//! - [`ai`]: the players offered and their searches; [`pool`]: the bounded search pool (AI
+//!   moves before analysis, the lightest address first, stale searches stopped).
 //! - [`session`]: one connection's message handling; [`socket`]: its WebSocket.
-//! - [`server`]: the HTTP routes and the main loop.
+//! - [`server`]: the HTTP routes and the main loop (TCP limits, header timeout);
+//!   [`hosts`]: the hosts it answers for (against DNS rebinding).
+//!
+//! `docs/security.md` describes the threat model and every limit.
 
+pub mod address;
 pub mod ai;
 pub mod config;
+pub mod hosts;
 pub mod hub;
+pub mod pool;
 pub mod protocol;
 pub mod ratelimit;
 pub mod server;

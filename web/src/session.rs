@@ -1,9 +1,11 @@
 //! One connection's session: it parses each message, acts on the table the connection sits
 //! at, and answers. It knows nothing of sockets, so the message handling is tested directly.
 
-use crate::ai::{analysis_job, choose_job, south_value, turning_point};
+use crate::address::AddressKey;
+use crate::ai::{analyse, choose_job, south_value, turning_point};
 use crate::config::{MESSAGE_BURST, MESSAGES_PER_SECOND};
 use crate::hub::{Hub, SharedTable, lock};
+use crate::pool::{Stop, Work, is_stopped};
 use crate::protocol::{
     self, ErrorCode, ErrorReply, Outgoing, Reply, Request, SeatName, SideChoice, clip,
 };
@@ -14,8 +16,7 @@ use oware_engine::record::games_in;
 use oware_engine::{Game, GameError, Move, Side};
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, mpsc};
 
 /// What the connection's writer sends.
@@ -52,11 +53,21 @@ impl Drop for Binding {
 /// A connection's state.
 pub struct Session {
     hub: Arc<Hub>,
-    ip: IpAddr,
+    key: AddressKey,
     out: mpsc::Sender<Outbound>,
     binding: Option<Binding>,
     bucket: TokenBucket,
-    reviewing: Arc<AtomicBool>,
+    /// The review being analysed for this connection, if any: stopped when the connection
+    /// goes.
+    review: Arc<std::sync::Mutex<Option<Arc<Stop>>>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(stop) = lock(&self.review).take() {
+            stop.stop();
+        }
+    }
 }
 
 fn bad(message: impl Into<String>) -> ErrorReply {
@@ -79,25 +90,29 @@ impl Session {
     pub fn new(hub: Arc<Hub>, ip: IpAddr, out: mpsc::Sender<Outbound>) -> Session {
         Session {
             hub,
-            ip,
+            key: AddressKey::of(ip),
             out,
             binding: None,
             bucket: TokenBucket::new(MESSAGE_BURST, MESSAGES_PER_SECOND),
-            reviewing: Arc::new(AtomicBool::new(false)),
+            review: Arc::new(std::sync::Mutex::new(None)),
         }
+    }
+
+    fn rate_limited() -> Outgoing {
+        Outgoing::to(
+            None,
+            Reply::Error(ErrorReply::new(
+                ErrorCode::RateLimited,
+                format!("more than {MESSAGES_PER_SECOND} messages a second: slow down"),
+            )),
+        )
     }
 
     /// Answers one text message. The answers come back in order; state changes also reach
     /// everyone at the table through its events, this connection included.
     pub fn handle(&mut self, text: &str) -> Vec<Outgoing> {
         if !self.bucket.take(Instant::now()) {
-            return vec![Outgoing::to(
-                None,
-                Reply::Error(ErrorReply::new(
-                    ErrorCode::RateLimited,
-                    format!("more than {MESSAGES_PER_SECOND} messages a second: slow down"),
-                )),
-            )];
+            return vec![Self::rate_limited()];
         }
         match protocol::parse(text) {
             Err((id, e)) => vec![Outgoing::to(id, Reply::Error(e))],
@@ -107,8 +122,12 @@ impl Session {
         }
     }
 
-    /// Answers a binary message: the protocol is JSON text only.
+    /// Answers a binary message: the protocol is JSON text only. It counts against the
+    /// message rate like any other.
     pub fn handle_binary(&mut self) -> Outgoing {
+        if !self.bucket.take(Instant::now()) {
+            return Self::rate_limited();
+        }
         Outgoing::to(
             None,
             Reply::Error(bad("binary messages are not read: send JSON text")),
@@ -128,7 +147,7 @@ impl Session {
                 let human = resolve(side);
                 let kind = Kind::Ai {
                     ai,
-                    name: entry.spec.clone(),
+                    name: entry.public.clone(),
                     human,
                 };
                 self.create(id, kind, SeatName::from_side(human))
@@ -138,8 +157,16 @@ impl Session {
                 self.create(id, Kind::Room, SeatName::from_side(resolve(side)))
             }
             Request::JoinRoom { code } => {
-                let (code, table) = self.hub.room(&code, self.ip)?;
-                let claimed = lock(&table).claim_seat();
+                let (code, table, _) = self.hub.room(&code, self.key, true)?;
+                let claimed = {
+                    let mut t = lock(&table);
+                    let claimed = t.claim_seat();
+                    if claimed.is_some() {
+                        // Taking a seat is an action; watching or resuming is not.
+                        t.touch();
+                    }
+                    claimed
+                };
                 match claimed {
                     Some((token, _)) => Ok(self.bind(id, code, table, Some(token), false)),
                     None => Err(ErrorReply::new(
@@ -149,11 +176,11 @@ impl Session {
                 }
             }
             Request::Watch { code } => {
-                let (code, table) = self.hub.room(&code, self.ip)?;
+                let (code, table, _) = self.hub.room(&code, self.key, false)?;
                 Ok(self.bind(id, code, table, None, false))
             }
             Request::Resume { token } => {
-                let (table_id, table) = self.hub.by_token(&token, self.ip)?;
+                let (table_id, table) = self.hub.by_token(&token, self.key)?;
                 Ok(self.bind(id, table_id, table, Some(token), false))
             }
             Request::Leave => {
@@ -196,7 +223,8 @@ impl Session {
         }
     }
 
-    /// Makes a table and sits at it; a game of this connection's own that it replaces goes.
+    /// Makes a table and sits at it; a game of this connection's own that it replaces goes,
+    /// once the new one is made (a refused one leaves it as it was).
     fn create(
         &mut self,
         id: Option<u64>,
@@ -208,11 +236,7 @@ impl Session {
             .as_ref()
             .filter(|b| b.own && lock(&b.table).kind != Kind::Room)
             .map(|b| b.id.clone());
-        if let Some(old) = replaced {
-            self.binding = None;
-            self.hub.remove(&old);
-        }
-        let created = self.hub.create(kind, seat, self.ip)?;
+        let created = self.hub.create(kind, seat, self.key, replaced.as_deref())?;
         let replies = self.bind(id, created.id, created.table, Some(created.token), true);
         self.schedule_ai();
         Ok(replies)
@@ -230,16 +254,22 @@ impl Session {
         self.binding = None;
         let mut t = lock(&table);
         let seat = t.seat_of(token.as_deref());
+        // Arriving is not an action: a table kept open by `resume` alone still expires.
         t.arrive(seat);
-        t.touch();
         // Tell the others first, then listen: this connection gets its state directly.
         t.publish();
         let events = t.subscribe();
         let is_room = t.kind == Kind::Room;
+        // Players get the join code to hand on; watchers the room code only.
+        let code = match (is_room, seat) {
+            (false, _) => None,
+            (true, SeatName::Watcher) => Some(table_id.clone()),
+            (true, _) => t.join_code(),
+        };
         let joined = Reply::Joined {
             kind: t.kind.name(),
-            code: is_room.then(|| table_id.clone()),
-            link: is_room.then(|| format!("/?room={table_id}")),
+            link: code.as_ref().map(|c| format!("/?room={c}")),
+            code,
             seat,
             token: token.clone(),
         };
@@ -284,7 +314,7 @@ impl Session {
     /// The AI's suggestion for the side to move, sent when the search ends.
     fn hint(&mut self, id: Option<u64>) -> Result<Vec<Outgoing>, ErrorReply> {
         let b = self.binding.as_ref().ok_or_else(no_table)?;
-        let (entry_index, game) = {
+        let (entry_index, game, stop, ticket) = {
             let mut t = lock(&b.table);
             if t.seat_of(b.token.as_deref()) == SeatName::Watcher {
                 return Err(ErrorReply::new(
@@ -311,29 +341,28 @@ impl Session {
                     "the AI is to move: wait for its move",
                 ));
             }
-            if t.hint_pending {
+            let ticket = self.hub.pool.ticket(self.key, Work::Analysis)?;
+            let Some(stop) = t.start_hint() else {
                 return Err(ErrorReply::new(
                     ErrorCode::Busy,
                     "a hint is being searched already",
                 ));
-            }
-            t.hint_pending = true;
-            (index, t.game().clone())
-        };
-        let Some(ticket) = self.hub.pool.try_ticket() else {
-            lock(&b.table).hint_pending = false;
-            return Err(busy());
+            };
+            (index, t.game().clone(), stop, ticket)
         };
         let hub = self.hub.clone();
         let table = b.table.clone();
         let out = self.out.clone();
         let entry = &hub.roster.ais[entry_index];
-        let job = choose_job(entry, game.clone());
-        let by = entry.spec.clone();
+        let job = choose_job(entry, game.clone(), stop.flag());
+        let by = entry.public.clone();
         tokio::spawn(async move {
-            let result = hub.pool.run(ticket, job).await;
-            lock(&table).hint_pending = false;
+            let result = hub.pool.run(&ticket, &stop, Duration::MAX, job).await;
+            drop(ticket);
+            lock(&table).hint_ended(&stop);
             let reply = match result {
+                // A hint for a position the table has left (an undo, a new game) is not sent.
+                _ if stop.is_stopped() => return,
                 Ok(c) => Reply::Hint {
                     ply: game.ply(),
                     mv: c.mv.letter(),
@@ -356,7 +385,8 @@ impl Session {
         Ok(Vec::new())
     }
 
-    /// Every state of a record's game at once, then its evaluation when the search ends.
+    /// Every state of a record's game at once, then its evaluation when the analysis ends
+    /// (one search per position, on the pool; stopped if the connection goes).
     fn review(&mut self, id: Option<u64>, record: &str) -> Result<Vec<Outgoing>, ErrorReply> {
         let (game, states) = replay_record(record)
             .map_err(|e| ErrorReply::new(ErrorCode::BadRecord, format!("not a legal game: {e}")))?;
@@ -369,30 +399,44 @@ impl Session {
                 record: game.record(),
             },
         )];
-        if self.reviewing.swap(true, Ordering::AcqRel) {
-            replies.push(Outgoing::to(
-                id,
-                Reply::Error(ErrorReply::new(
-                    ErrorCode::Busy,
-                    "an analysis of yours is running: the graph comes when it ends",
-                )),
-            ));
-            return Ok(replies);
-        }
-        let Some(ticket) = self.hub.pool.try_ticket() else {
-            self.reviewing.store(false, Ordering::Release);
-            replies.push(Outgoing::to(id, Reply::Error(busy())));
-            return Ok(replies);
+        let stop = {
+            let mut current = lock(&self.review);
+            if current.is_some() {
+                replies.push(Outgoing::to(
+                    id,
+                    Reply::Error(ErrorReply::new(
+                        ErrorCode::Busy,
+                        "an analysis of yours is running: the graph comes when it ends",
+                    )),
+                ));
+                return Ok(replies);
+            }
+            let ticket = match self.hub.pool.ticket(self.key, Work::Analysis) {
+                Ok(t) => t,
+                Err(e) => {
+                    replies.push(Outgoing::to(id, Reply::Error(e)));
+                    return Ok(replies);
+                }
+            };
+            let stop = Stop::new();
+            *current = Some(stop.clone());
+            (stop, ticket)
         };
+        let (stop, ticket) = stop;
         let hub = self.hub.clone();
         let out = self.out.clone();
-        let reviewing = self.reviewing.clone();
-        let job = analysis_job(&hub.roster.analysis, moves);
-        let by = hub.roster.analysis.spec.clone();
+        let current = self.review.clone();
+        let by = hub.roster.analysis.public.clone();
         let record = game.record();
         tokio::spawn(async move {
-            let result = hub.pool.run(ticket, job).await;
-            reviewing.store(false, Ordering::Release);
+            let result = analyse(&hub.pool, &ticket, &stop, &hub.roster.analysis, moves).await;
+            drop(ticket);
+            {
+                let mut c = lock(&current);
+                if c.as_ref().is_some_and(|s| Arc::ptr_eq(s, &stop)) {
+                    *c = None;
+                }
+            }
             let reply = match result {
                 Ok(evals) => Reply::Analysis {
                     moves: record,
@@ -400,6 +444,8 @@ impl Session {
                     evals,
                     by,
                 },
+                // The connection went: nobody waits for the graph.
+                Err(e) if is_stopped(&e) => return,
                 Err(e) => {
                     eprintln!("oware serve: an analysis failed: {e:#}");
                     Reply::Error(ErrorReply::new(
@@ -473,33 +519,44 @@ fn no_table() -> ErrorReply {
     )
 }
 
-fn busy() -> ErrorReply {
-    ErrorReply::new(
-        ErrorCode::Busy,
-        "the server is busy searching for other games: try again in a moment",
-    )
-}
-
-/// Searches the AI's move off the runtime and plays it; everyone at the table sees it.
+/// Searches the AI's move on the pool and plays it; everyone at the table sees it. A stale
+/// search (the table moved on meanwhile) is stopped by the table and its result dropped; when
+/// it ends, the search the table wants now (if any) starts in its place.
 fn spawn_ai_move(hub: Arc<Hub>, table: SharedTable, job: crate::table::AiJob) {
-    let ticket = hub.pool.ticket();
-    let search = choose_job(&hub.roster.ais[job.ai], job.game);
     tokio::spawn(async move {
-        let result = hub.pool.run(ticket, search).await;
-        let mut t = lock(&table);
-        match result {
-            Ok(choice) => match t.ai_moved(job.generation, choice.mv) {
-                Ok(true) => t.publish(),
-                Ok(false) => {}
+        let mut job = job;
+        loop {
+            let result = match hub.pool.ticket(job.owner, Work::Move) {
+                Ok(ticket) => {
+                    let entry = &hub.roster.ais[job.ai];
+                    let search = choose_job(entry, job.game, job.stop.flag());
+                    hub.pool
+                        .run(&ticket, &job.stop, entry.expected(), search)
+                        .await
+                }
+                Err(e) => Err(anyhow::anyhow!("{}", e.message)),
+            };
+            let mut t = lock(&table);
+            t.search_ended();
+            match result {
+                Ok(choice) => match t.ai_moved(job.generation, choice.mv) {
+                    Ok(true) => t.publish(),
+                    Ok(false) => {}
+                    Err(e) => {
+                        t.ai_failed(job.generation);
+                        notify_failure(&t, &e.message);
+                    }
+                },
+                Err(_) if job.stop.is_stopped() => {}
                 Err(e) => {
-                    t.ai_failed(job.generation);
-                    notify_failure(&t, &e.message);
+                    if t.ai_failed(job.generation) {
+                        notify_failure(&t, &format!("{e:#}"));
+                    }
                 }
-            },
-            Err(e) => {
-                if t.ai_failed(job.generation) {
-                    notify_failure(&t, &format!("{e:#}"));
-                }
+            }
+            match t.ai_job() {
+                Some(next) => job = next,
+                None => return,
             }
         }
     });

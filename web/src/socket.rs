@@ -2,7 +2,7 @@
 //! events through a bounded outbox, pings the peer, and closes idle or silent connections.
 
 use crate::config::{OUTBOX, PING_SECS, SEND_PATIENCE_SECS};
-use crate::hub::{ConnectionSlot, Hub};
+use crate::hub::{Hub, Place};
 use crate::protocol::{ErrorCode, ErrorReply, Outgoing, Reply};
 use crate::session::{Outbound, Session};
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
@@ -34,7 +34,7 @@ async fn deliver(out: &mpsc::Sender<Outbound>, message: Outbound) -> bool {
 }
 
 /// Serves one upgraded connection until it closes; `slot` holds its place in the limit.
-pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: ConnectionSlot) {
+pub async fn serve(socket: WebSocket, hub: Arc<Hub>, ip: IpAddr, slot: Place) {
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::channel::<Outbound>(OUTBOX);
     let writer = tokio::spawn(async move {

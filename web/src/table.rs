@@ -2,12 +2,14 @@
 //! people in a friend room with watchers), with the actions a seat may take. Every move goes
 //! through the engine; a table never changes except through these methods.
 
+use crate::address::AddressKey;
+use crate::pool::Stop;
 use crate::protocol::{ErrorCode, ErrorReply, RefusalReason, SeatName};
 use crate::state::{LastMoveView, PositionView, ResultView, SeatView, TableView, side_title};
 use oware_engine::record::{format_line, moves_text};
 use oware_engine::{EndReason, Game, GameResult, Move, PlayError, Side, Winner};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 /// Events a table sends to every connection at it.
@@ -70,6 +72,10 @@ pub struct AiJob {
     /// The table's generation when the job was made; a result for another generation (after
     /// an undo, a resignation or a new game) is dropped.
     pub generation: u64,
+    /// Set when the table moves on to another generation: the search ends early.
+    pub stop: Arc<Stop>,
+    /// The address the search time is counted for (the table's creator).
+    pub owner: AddressKey,
 }
 
 /// One game and its seats.
@@ -79,15 +85,24 @@ pub struct Table {
     pub id: String,
     /// Who plays.
     pub kind: Kind,
+    /// The address that made the table (its tables are counted against its limit).
+    pub owner: AddressKey,
+    /// For rooms, the secret letters after the room code in the join code.
+    join_key: Option<String>,
     game: Game,
     last: Option<LastMoveView>,
     closed: Option<Closed>,
     draw_offer: Option<Side>,
     rematch_offer: Option<Side>,
-    /// Whether the AI is searching its move.
-    ai_thinking: bool,
-    /// Whether a hint search is running for this table.
-    pub hint_pending: bool,
+    /// The table's search in the pool (waiting or running), live or stale: a table has at
+    /// most one, so no client can pile searches up by undoing or resigning in a loop.
+    search: Option<Arc<Stop>>,
+    /// The generation whose AI search failed: the AI waits for an undo or a new game.
+    ai_failed_at: Option<u64>,
+    /// The hint search running for this table, if any (stopped with the generation).
+    hint: Option<Arc<Stop>>,
+    /// Removed from the hub (expired, evicted or replaced): nothing more is searched.
+    closed_down: bool,
     generation: u64,
     /// The secret tokens, the seats they hold, and whether each was handed out.
     seats: Vec<(String, SeatName, bool)>,
@@ -95,6 +110,8 @@ pub struct Table {
     connected: [usize; 2],
     watchers: usize,
     last_active: Instant,
+    /// When the last connection left (or the table was made).
+    left_at: Instant,
     events: broadcast::Sender<TableEvent>,
 }
 
@@ -116,29 +133,114 @@ fn row_letters(side: Side) -> &'static str {
 impl Table {
     /// A new table with the start position, its seats held by `seats`; the first token is
     /// its creator's, the others are handed out by [`Table::claim_seat`].
-    pub fn new(id: String, kind: Kind, seats: Vec<(String, SeatName)>) -> Table {
+    pub fn new(
+        id: String,
+        kind: Kind,
+        seats: Vec<(String, SeatName)>,
+        owner: AddressKey,
+        join_key: Option<String>,
+    ) -> Table {
         let seats = seats
             .into_iter()
             .enumerate()
             .map(|(i, (token, seat))| (token, seat, i == 0))
             .collect();
         let (events, _) = broadcast::channel(EVENT_BACKLOG);
+        let now = Instant::now();
         Table {
             id,
             kind,
+            owner,
+            join_key,
             game: Game::new(),
             last: None,
             closed: None,
             draw_offer: None,
             rematch_offer: None,
-            ai_thinking: false,
-            hint_pending: false,
+            search: None,
+            ai_failed_at: None,
+            hint: None,
+            closed_down: false,
             generation: 0,
             seats,
             connected: [0, 0],
             watchers: 0,
-            last_active: Instant::now(),
+            last_active: now,
+            left_at: now,
             events,
+        }
+    }
+
+    /// The join code of a room (`CODE-KEY`): what a friend needs to take the free seat.
+    pub fn join_code(&self) -> Option<String> {
+        self.join_key.as_ref().map(|k| format!("{}-{k}", self.id))
+    }
+
+    /// Whether `key` is this room's join key (compared in constant time).
+    pub fn join_key_is(&self, key: &str) -> bool {
+        let Some(mine) = &self.join_key else {
+            return false;
+        };
+        mine.len() == key.len()
+            && mine
+                .bytes()
+                .zip(key.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    }
+
+    /// How long nobody has been at the table; `None` while someone is.
+    pub fn unattended_for(&self, now: Instant) -> Option<Duration> {
+        (self.connected == [0, 0] && self.watchers == 0)
+            .then(|| now.saturating_duration_since(self.left_at))
+    }
+
+    /// The table was taken out of the hub: its searches stop and no new one starts.
+    pub fn close_down(&mut self) {
+        self.closed_down = true;
+        self.new_generation();
+    }
+
+    /// Moves to the next generation: the AI's search and the hint for the old one stop.
+    fn new_generation(&mut self) {
+        self.generation += 1;
+        self.ai_failed_at = None;
+        if let Some(s) = &self.search {
+            s.stop();
+        }
+        if let Some(h) = self.hint.take() {
+            h.stop();
+        }
+    }
+
+    /// Whether the AI is to move and is (or will be) searching: an AI table, the game on, the
+    /// AI's side to move, and its search for this generation did not fail.
+    pub fn ai_to_move(&self) -> bool {
+        match self.kind {
+            Kind::Ai { human, .. } => {
+                !self.is_over()
+                    && self.game.to_move() != human
+                    && self.ai_failed_at != Some(self.generation)
+                    && !self.closed_down
+            }
+            _ => false,
+        }
+    }
+
+    /// Starts a hint search unless one is running; its stop flag.
+    pub fn start_hint(&mut self) -> Option<Arc<Stop>> {
+        if self.hint.is_some() {
+            return None;
+        }
+        let stop = Stop::new();
+        self.hint = Some(stop.clone());
+        Some(stop)
+    }
+
+    /// The hint search of `stop` ended (or never started).
+    pub fn hint_ended(&mut self, stop: &Arc<Stop>) {
+        if self.hint.as_ref().is_some_and(|h| Arc::ptr_eq(h, stop)) {
+            self.hint = None;
         }
     }
 
@@ -214,6 +316,9 @@ impl Table {
         for n in slots {
             *n = n.saturating_add_signed(delta);
         }
+        if delta < 0 && self.connected == [0, 0] && self.watchers == 0 {
+            self.left_at = Instant::now();
+        }
     }
 
     /// The side a seat plays now: its own, or the side to move for two people on one device.
@@ -248,7 +353,7 @@ impl Table {
         let side = self.side_of(seat)?;
         self.check_not_over()?;
         let to_move = self.game.to_move();
-        if self.ai_thinking || side != to_move {
+        if side != to_move {
             return Err(refuse(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn", side_title(to_move)),
@@ -302,29 +407,42 @@ impl Table {
         Ok(())
     }
 
-    /// The AI's move to search, if the AI is to move and no search is running; marks the
-    /// search as running.
+    /// The AI's move to search, if the AI is to move and the table has no search in the pool
+    /// (a stale one that is still stopping holds the next back: when it ends, its task asks
+    /// again). Marks the search as in the pool; [`Table::search_ended`] clears it.
     pub fn ai_job(&mut self) -> Option<AiJob> {
-        let Kind::Ai { ai, human, .. } = self.kind else {
+        let Kind::Ai { ai, .. } = self.kind else {
             return None;
         };
-        if self.ai_thinking || self.is_over() || self.game.to_move() == human {
+        if !self.ai_to_move() || self.search.is_some() {
             return None;
         }
-        self.ai_thinking = true;
+        let stop = Stop::new();
+        self.search = Some(stop.clone());
         Some(AiJob {
             ai,
             game: self.game.clone(),
             generation: self.generation,
+            stop,
+            owner: self.owner,
         })
+    }
+
+    /// The table's search left the pool (done, failed or stopped).
+    pub fn search_ended(&mut self) {
+        self.search = None;
+    }
+
+    /// Whether the table has a search in the pool.
+    pub fn searching(&self) -> bool {
+        self.search.is_some()
     }
 
     /// Plays the AI's answer to the job of `generation`; `false` when the job is stale.
     pub fn ai_moved(&mut self, generation: u64, mv: Move) -> Result<bool, ErrorReply> {
-        if generation != self.generation || !self.ai_thinking {
+        if generation != self.generation || !self.ai_to_move() {
             return Ok(false);
         }
-        self.ai_thinking = false;
         self.apply(mv)?;
         Ok(true)
     }
@@ -334,7 +452,7 @@ impl Table {
         if generation != self.generation {
             return false;
         }
-        self.ai_thinking = false;
+        self.ai_failed_at = Some(generation);
         true
     }
 
@@ -386,8 +504,7 @@ impl Table {
                 self.game.undo();
             }
         }
-        self.generation += 1;
-        self.ai_thinking = false;
+        self.new_generation();
         self.draw_offer = None;
         self.last = self.recompute_last();
         self.touch();
@@ -416,8 +533,7 @@ impl Table {
     }
 
     fn end_offers(&mut self) {
-        self.generation += 1;
-        self.ai_thinking = false;
+        self.new_generation();
         self.draw_offer = None;
         self.rematch_offer = None;
         self.touch();
@@ -618,7 +734,7 @@ impl Table {
             watchers: self.watchers,
             draw_offer: self.draw_offer.map(Side::name),
             rematch_offer: self.rematch_offer.map(Side::name),
-            ai_thinking: self.ai_thinking,
+            ai_thinking: self.ai_to_move(),
             can_undo: self.can_undo(),
             record: self.record(),
         }
@@ -667,6 +783,8 @@ mod tests {
             "ROOM42".into(),
             Kind::Room,
             vec![("s".into(), SeatName::South), ("n".into(), SeatName::North)],
+            AddressKey::V4([127, 0, 0, 1]),
+            Some("KEYKEYKE".into()),
         )
     }
 
@@ -679,6 +797,8 @@ mod tests {
                 human,
             },
             vec![("t".into(), SeatName::from_side(human))],
+            AddressKey::V4([127, 0, 0, 1]),
+            None,
         )
     }
 
@@ -705,7 +825,13 @@ mod tests {
         // North's row empty; South's 'a' holds one seed and cannot reach it, 'f' can.
         let board = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
         let pos = oware_engine::Position::from_parts(board, [23, 23], Side::South).expect("48");
-        let mut t = Table::new("x".into(), Kind::Local, vec![("t".into(), SeatName::Both)]);
+        let mut t = Table::new(
+            "x".into(),
+            Kind::Local,
+            vec![("t".into(), SeatName::Both)],
+            AddressKey::V4([127, 0, 0, 1]),
+            None,
+        );
         t.game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
         let e = t.play(SeatName::Both, "a").expect_err("must feed");
         assert_eq!(e.reason, Some(RefusalReason::MustFeed));
@@ -762,10 +888,12 @@ mod tests {
         t.play(SeatName::South, "c").expect("legal");
         let job = t.ai_job().expect("AI to move");
         assert!(t.ai_job().is_none(), "one search at a time");
+        assert!(t.view().ai_thinking);
         assert_eq!(
             t.play(SeatName::South, "a").expect_err("thinking").code,
             ErrorCode::NotYourTurn
         );
+        t.search_ended();
         assert!(
             t.ai_moved(job.generation, "F".parse().expect("move"))
                 .expect("legal")
@@ -773,6 +901,8 @@ mod tests {
         t.play(SeatName::South, "a").expect("legal");
         let job = t.ai_job().expect("AI to move");
         t.undo(SeatName::South).expect("undo while thinking");
+        assert!(job.stop.is_stopped(), "the stale search is stopped");
+        t.search_ended();
         assert!(
             !t.ai_moved(job.generation, "A".parse().expect("move"))
                 .expect("stale")
@@ -784,11 +914,77 @@ mod tests {
 
         let mut t = ai_table(Side::North);
         let job = t.ai_job().expect("the AI opens as South");
+        t.search_ended();
         t.ai_moved(job.generation, "d".parse().expect("move"))
             .expect("legal");
         assert_eq!(
             t.undo(SeatName::North).expect_err("nothing").code,
             ErrorCode::NotAllowed
         );
+    }
+
+    #[test]
+    fn a_table_never_has_two_searches_in_the_pool() {
+        // Move and undo in a loop: each undo stops the search, and the next one waits until
+        // the stopped one has left the pool.
+        let mut t = ai_table(Side::South);
+        t.play(SeatName::South, "c").expect("legal");
+        let first = t.ai_job().expect("AI to move");
+        for _ in 0..10 {
+            t.undo(SeatName::South).expect("undo while thinking");
+            t.play(SeatName::South, "c").expect("legal again");
+            assert!(
+                t.ai_job().is_none(),
+                "the stale search still holds the place"
+            );
+            assert!(t.view().ai_thinking, "the page shows the AI thinking");
+        }
+        assert!(first.stop.is_stopped());
+        t.search_ended();
+        let next = t
+            .ai_job()
+            .expect("the next search starts once the stale one left");
+        assert!(!next.stop.is_stopped());
+        assert_eq!(next.generation, first.generation + 10);
+
+        // Resign and rematch as North in a loop: the same.
+        let mut t = ai_table(Side::North);
+        let first = t.ai_job().expect("the AI opens");
+        for _ in 0..10 {
+            t.resign(SeatName::North).expect("resign");
+            t.rematch(SeatName::North).expect("a new game");
+            assert!(t.ai_job().is_none());
+        }
+        assert!(first.stop.is_stopped());
+        t.search_ended();
+        assert!(t.ai_job().is_some());
+
+        // A failed search waits for an undo; a table closed down searches no more.
+        let mut t = ai_table(Side::North);
+        let job = t.ai_job().expect("the AI opens");
+        t.search_ended();
+        assert!(t.ai_failed(job.generation));
+        assert!(!t.view().ai_thinking && t.ai_job().is_none());
+        t.resign(SeatName::North).expect("resign");
+        t.rematch(SeatName::North).expect("new game");
+        let job = t.ai_job().expect("a new game, a new search");
+        t.close_down();
+        assert!(job.stop.is_stopped());
+        t.search_ended();
+        assert!(t.ai_job().is_none());
+    }
+
+    #[test]
+    fn join_keys_and_presence() {
+        let mut t = room();
+        assert_eq!(t.join_code().as_deref(), Some("ROOM42-KEYKEYKE"));
+        assert!(t.join_key_is("KEYKEYKE"));
+        assert!(!t.join_key_is("KEYKEYKX") && !t.join_key_is("KEY"));
+        let now = Instant::now();
+        assert!(t.unattended_for(now).is_some(), "nobody there yet");
+        t.arrive(SeatName::South);
+        assert!(t.unattended_for(now).is_none());
+        t.depart(SeatName::South);
+        assert!(t.unattended_for(Instant::now()).is_some());
     }
 }

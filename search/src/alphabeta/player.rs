@@ -196,4 +196,8 @@ impl Player for AlphaBetaPlayer {
         self.searcher.clear();
         self.last = None;
     }
+
+    fn set_stop(&mut self, stop: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        self.searcher.set_stop(stop);
+    }
 }

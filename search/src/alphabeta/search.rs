@@ -33,6 +33,7 @@ use oware_engine::Side;
 use oware_engine::egtb::Tables;
 use oware_engine::{Move, MoveList};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The deepest the search goes, in plies from the root.
@@ -137,6 +138,8 @@ pub struct Searcher {
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// Set by another thread to end the search early ([`Searcher::set_stop`]).
+    stop: Option<Arc<AtomicBool>>,
     stopped: bool,
     base_ply: u32,
     max_plies: u32,
@@ -182,6 +185,7 @@ impl Searcher {
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
+            stop: None,
             stopped: false,
             base_ply: 0,
             max_plies: u32::MAX,
@@ -190,6 +194,12 @@ impl Searcher {
             tables: None,
             root_side: Side::South,
         }
+    }
+
+    /// Ends every search early once `stop` is set (it returns as a search out of time does:
+    /// the best move so far); `None` takes the flag away.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 
     /// Probes `tables` at every node whose board they cover (see [`super::table_node`]).
@@ -268,7 +278,11 @@ impl Searcher {
         self.deadline = budget.map(|b| started + b);
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.nodes = 0;
-        self.stopped = false;
+        // A flag set before the search starts stops it at once.
+        self.stopped = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
         self.base_ply = game.ply();
         self.max_plies = game.max_plies();
         self.generation = self.generation.wrapping_add(1);
@@ -415,6 +429,13 @@ impl Searcher {
             self.stopped = true;
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = true;
+        }
+        if self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
             self.stopped = true;
         }
     }
@@ -718,5 +739,34 @@ mod tests {
         assert!(s.history.iter().all(|&h| h <= HISTORY_LIMIT));
         // Orderings stay below the table-score band.
         assert!(HISTORY_LIMIT + (MAX_PLY * MAX_PLY) as u32 <= 1 << 28);
+    }
+    #[test]
+    fn a_stop_flag_ends_a_long_search_with_a_legal_move() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut s = Searcher::new(1);
+        s.set_stop(Some(stop.clone()));
+        let flag = stop.clone();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let game = Game::new();
+        let limits = SearchBudget {
+            millis: Some(60_000),
+            ..SearchBudget::default()
+        };
+        let started = Instant::now();
+        let r = s.search(&game, limits, &[]);
+        setter.join().expect("setter");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the flag stopped it"
+        );
+        assert!(r.best.is_some_and(|m| game.legal_moves().contains(m)));
+        // A flag that is set already stops the next search at once.
+        let started = Instant::now();
+        let r = s.search(&game, limits, &[]);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(r.best.is_some());
     }
 }

@@ -10,6 +10,8 @@ use oware_engine::Move;
 use oware_engine::bounds::{MAX_MILLIS, MAX_SIMS};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most simulations of one round of a timed search (the clock is read between rounds).
@@ -243,6 +245,8 @@ pub struct MctsPlayer<E> {
     time: OwnTime,
     /// Simulations per second of the last timed search, for the next one's first plan.
     rate: Option<f64>,
+    /// Ends a search early once set ([`Player::set_stop`]).
+    stop: Option<Arc<AtomicBool>>,
     rng: SmallRng,
     name: String,
 }
@@ -256,6 +260,7 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
             search: Search::new(config)?,
             time: None,
             rate: None,
+            stop: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
         })
@@ -328,6 +333,7 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         let mut reported = Duration::ZERO;
         let every = Duration::from_millis(PROGRESS_MILLIS);
         let evaluator = &self.evaluator;
+        let stop = self.stop.clone();
         let result = self.search.run_steered(
             evaluator,
             first_plan,
@@ -341,6 +347,10 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
                         let sims = search.sims_started();
                         progress(&info(sims, value, search.tree_size(), elapsed, pv));
                     }
+                }
+                if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    // Stopped from outside: end with the simulations begun.
+                    return Some(search.sims_started());
                 }
                 clock.as_mut()?.plan(search.sims_started(), spent)
             },
@@ -364,6 +374,10 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
 
     fn new_game(&mut self) {
         self.search.reset(&Game::new());
+    }
+
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 }
 

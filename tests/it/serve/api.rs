@@ -108,6 +108,9 @@ async fn a_full_game_against_the_ai() {
         let mv = &moves[n % moves.len()];
         n += 1;
         let ply = state["ply"].as_u64().expect("ply");
+        // At a person's pace: the AI answers in a millisecond, and more than 20 messages a
+        // second would be rate limited.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         c.send(json!({"type": "move", "house": mv})).await;
         state = c
             .state_where(|s| {
@@ -178,8 +181,9 @@ async fn a_room_game_between_two_clients() {
     let (joined, _) = host
         .join(json!({"type": "create_room", "side": "south"}))
         .await;
+    // Players get the join code (room code, a dash, the join key): a seat needs all of it.
     let code = joined["code"].as_str().expect("code").to_string();
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 15, "{code}");
     assert_eq!(joined["link"], format!("/?room={code}"));
     assert_eq!(joined["seat"], "south");
     let host_token = joined["token"].as_str().expect("token").to_string();

@@ -396,7 +396,7 @@ async fn browser_room_game_between_two_browsers() {
     click(&host, "#create-room").await;
     until(
         &host,
-        "document.getElementById('room-code-shown').textContent.length === 6",
+        "document.getElementById('room-code-shown').textContent.length === 15",
     )
     .await;
     let code = text(&host, "room-code-shown").await;

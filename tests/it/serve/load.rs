@@ -116,6 +116,11 @@ async fn load_200_clients_in_100_rooms() {
         "5",
         "--max-connections",
         "512",
+        // All 200 clients come from 127.0.0.1: lift the per-address caps.
+        "--max-connections-per-address",
+        "512",
+        "--max-tables-per-address",
+        "200",
     ]);
     let pid = server.pid();
     tokio::time::sleep(Duration::from_millis(300)).await;

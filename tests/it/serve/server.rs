@@ -104,6 +104,24 @@ impl Client {
         Client { ws }
     }
 
+    /// Connects to `/ws` from the loopback address `source` (any of 127.0.0.0/8), as a
+    /// client of another address would; the error when the server refuses.
+    pub async fn connect_from(addr: &str, source: std::net::Ipv4Addr) -> Result<Client, String> {
+        let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        socket
+            .bind((source, 0).into())
+            .map_err(|e| format!("binding {source}: {e}"))?;
+        let target: std::net::SocketAddr = addr.parse().map_err(|e| format!("{addr}: {e}"))?;
+        let stream = socket.connect(target).await.map_err(|e| e.to_string())?;
+        let (ws, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(Client { ws })
+    }
+
     /// Sends a JSON message.
     pub async fn send(&mut self, v: Value) {
         self.send_text(&v.to_string()).await;

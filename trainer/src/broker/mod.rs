@@ -27,7 +27,7 @@
 //! and a sequence number that counts that worker's games from 0. A worker sends its games in
 //! order and retries a send that failed, so the learner sees each worker's games in order,
 //! perhaps more than once. The learner keeps, per worker, the highest sequence number it has
-//! taken ([`learner::BrokerState`], saved in every checkpoint's `meta.json`); a record at or
+//! taken ([`ledger::BrokerState`], saved in every checkpoint's `meta.json`); a record at or
 //! below it is a duplicate and is dropped (counted). Entries are acknowledged (`XACK`, then
 //! deleted with `XDEL`) only after a checkpoint holds their games. A learner that is killed
 //! leaves the entries it read since its last checkpoint pending in the group; when it resumes
@@ -62,6 +62,9 @@
 //! Redis being away.
 
 pub mod learner;
+pub mod ledger;
+pub mod sign;
+pub mod stream;
 pub mod tls;
 pub mod wire;
 pub mod worker;
@@ -167,8 +170,14 @@ impl BrokerUrl {
                  which needs a rediss:// URL"
             );
         }
-        redis::Client::open(url).map_err(|e| {
-            anyhow::anyhow!("--broker {candidate}: {}", redact_text(&e.to_string(), url))
+        redis::Client::open(url).map_err(|e| match user_info(url) {
+            // The parser's own words may quote pieces of a password it split wrongly.
+            Some(_) => anyhow::anyhow!(
+                "--broker {candidate}: not a valid Redis URL (the parser's message is not shown, \
+                 as it may quote the password; percent-encode '/', '?', '#' and '@' in a \
+                 password as %2F, %3F, %23 and %40)"
+            ),
+            None => anyhow::anyhow!("--broker {candidate}: {}", redact_text(&e.to_string(), url)),
         })?;
         let tls = if files.is_empty() {
             None
@@ -220,41 +229,53 @@ impl fmt::Debug for BrokerUrl {
     }
 }
 
+/// Where the user part of `url` ends: at the last `@` of everything after `://`, so a password
+/// holding `/`, `?` or `#` (which a URL should percent-encode, but people type) is still all
+/// hidden. `None` without a user part.
+fn user_info(url: &str) -> Option<(&str, &str, &str)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let (user_info, host) = rest.rsplit_once('@')?;
+    Some((scheme, user_info, host))
+}
+
 /// `url` with the password of its user part replaced by `***`.
 pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((user_info, host)) => {
+    match user_info(url) {
+        Some((scheme, user_info, host)) => {
             let user = match user_info.split_once(':') {
-                Some((user, _password)) => format!("{user}:***"),
+                Some((user, _password)) if !user.contains(['/', '?', '#']) => {
+                    format!("{user}:***")
+                }
                 // `redis://SECRET@host`: a lone user part may be a password too.
-                None => "***".to_string(),
+                _ => "***".to_string(),
             };
-            format!("{scheme}://{user}@{host}{tail}")
+            format!("{scheme}://{user}@{host}")
         }
         None => url.to_string(),
     }
 }
 
-/// `text` with the password of `url` (if it has one) replaced by `***` wherever it appears.
+/// `text` with the password of `url` (if it has one) replaced by `***` wherever it appears,
+/// and the pieces it would be split into at `/`, `?`, `#` and `@` too.
 fn redact_text(text: &str, url: &str) -> String {
-    let password = url
-        .split_once("://")
-        .map(|(_, rest)| &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())])
-        .and_then(|authority| authority.rsplit_once('@'))
-        .map(|(user_info, _)| user_info.split_once(':').map_or(user_info, |(_, p)| p))
-        .filter(|p| !p.is_empty());
-    match password {
-        Some(p) => text.replace(p, "***"),
-        None => text.to_string(),
+    let Some((_, user_info, _)) = user_info(url) else {
+        return text.to_string();
+    };
+    let password = user_info.split_once(':').map_or(user_info, |(_, p)| p);
+    if password.is_empty() {
+        return text.to_string();
     }
+    let mut out = text.replace(password, "***");
+    for piece in password.split(['/', '?', '#', '@']) {
+        if piece.len() >= 3 {
+            out = out.replace(piece, "***");
+        }
+    }
+    out
 }
 
-/// Exponential backoff between reconnection attempts: 0.2 s, doubling, at most 10 s.
+/// Exponential backoff between reconnection attempts: steps of 0.2 s, doubling, at most 10 s,
+/// each delay drawn between half the step and the step (jitter).
 #[derive(Debug)]
 pub struct Backoff {
     delay: Duration,
@@ -291,9 +312,12 @@ impl Backoff {
         })
     }
 
-    /// Records a failed attempt; returns the delay before the next one.
+    /// Records a failed attempt; returns the delay before the next one: half the current step
+    /// plus a random part up to the other half (so workers that lost Redis together do not
+    /// all come back at the same instant).
     pub fn failed(&mut self) -> Duration {
-        let delay = self.delay;
+        let step = self.delay;
+        let delay = step / 2 + step.mul_f64(0.5 * rand::random::<f64>());
         self.next_try = Some(Instant::now() + delay);
         self.delay = (self.delay * 2).min(Self::MAX);
         delay
@@ -392,6 +416,35 @@ mod tests {
         );
         let err = BrokerUrl::parse("http://u:pa55word@host").expect_err("not redis");
         assert!(!format!("{err:#}").contains("pa55word"), "{err:#}");
+        // Passwords with characters a URL should have encoded: nothing of them shows, in the
+        // URL or in a parse error.
+        for (url, secret) in [
+            ("redis://:se/cr3t@host:6379/0", ["se/cr3t", "cr3t@host"]),
+            ("redis://u:se?cr3t@host:6379/0", ["se?cr3t", "cr3t@"]),
+            ("redis://u:se#cr3t@host:6379", ["se#cr3t", "cr3t@"]),
+            ("redis://u:a@b/c?d#eee@host:1/0", ["a@b/c?d#eee", "eee@"]),
+        ] {
+            let shown = redact(url);
+            for s in secret {
+                assert!(!shown.contains(s), "{url} shows as {shown}");
+            }
+            assert!(
+                shown.ends_with("@host:6379/0") || shown.contains("@host"),
+                "{shown}"
+            );
+            if let Err(e) = BrokerUrl::parse(url) {
+                let text = format!("{e:#}");
+                for s in secret {
+                    assert!(!text.contains(s), "{url}: {text}");
+                }
+                assert!(!text.contains("cr3t") && !text.contains("eee"), "{text}");
+            }
+            let described = redact_text(&format!("failed near '{}'", &url[10..]), url);
+            assert!(
+                !described.contains("cr3t") && !described.contains("eee"),
+                "{described}"
+            );
+        }
     }
 
     #[test]
@@ -433,18 +486,27 @@ mod tests {
     }
 
     #[test]
-    fn backoff_doubles_up_to_its_cap() {
+    fn backoff_doubles_up_to_its_cap_with_jitter() {
+        let within = |d: Duration, step_ms: u64| {
+            let step = Duration::from_millis(step_ms);
+            d >= step / 2 && d <= step
+        };
         let mut b = Backoff::new();
         assert!(b.ready());
-        assert_eq!(b.failed(), Duration::from_millis(200));
+        assert!(within(b.failed(), 200));
         assert!(!b.ready());
-        assert_eq!(b.failed(), Duration::from_millis(400));
+        assert!(within(b.failed(), 400));
         for _ in 0..10 {
             b.failed();
         }
-        assert_eq!(b.failed(), Duration::from_secs(10));
+        let delays: Vec<Duration> = (0..20).map(|_| b.failed()).collect();
+        assert!(delays.iter().all(|&d| within(d, 10_000)), "{delays:?}");
+        assert!(
+            delays.iter().any(|d| *d != delays[0]),
+            "the delays are spread: {delays:?}"
+        );
         b.succeeded();
         assert!(b.ready());
-        assert_eq!(b.failed(), Duration::from_millis(200));
+        assert!(within(b.failed(), 200));
     }
 }

@@ -38,6 +38,8 @@ pub struct WireGame {
     pub seq: u64,
     /// The weights version the worker held when the game ended.
     pub version: u64,
+    /// The ply limit the game was played under (the learner requires its own).
+    pub max_plies: u32,
     /// The game, its samples and result, as self-play makes them.
     pub record: GameRecord,
 }
@@ -266,6 +268,7 @@ pub fn decode(bytes: &[u8]) -> Result<WireGame, Rejected> {
         worker,
         seq,
         version,
+        max_plies,
         record: GameRecord {
             moves: game.moves().to_vec(),
             result,

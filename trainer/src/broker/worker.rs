@@ -3,6 +3,8 @@
 //! sends each finished game to the run's stream, and picks up new weights as they are
 //! published. See the module docs of [`crate::broker`].
 
+use super::ledger::MAX_SEQ_GAP;
+use super::sign::{self, Trust};
 use super::wire;
 use super::{Backoff, BrokerUrl, GAME_FIELD, Keys, connect, is_mismatch};
 use crate::config::{BrokerConfig, SelfplayConfig, TrainConfig};
@@ -43,6 +45,8 @@ pub struct WorkerOptions {
     pub games: Option<u64>,
     /// Plain rate lines every 10 s on stderr (always; `quiet` turns them off).
     pub quiet: bool,
+    /// The learner key whose signed weights the worker loads (`--learner-key`).
+    pub trust: Trust,
 }
 
 /// What a worker did, printed when it stops.
@@ -74,6 +78,10 @@ pub struct WorkerSummary {
     pub version: u64,
     /// Times the connection to Redis was re-established.
     pub reconnects: u64,
+    /// Publications refused: not signed by the trusted key, or older than the weights held.
+    pub refused: u64,
+    /// The fingerprint of the learner key the weights were signed with.
+    pub learner_key: String,
 }
 
 /// The settings the learner publishes beside its weights.
@@ -93,7 +101,19 @@ struct Fetched {
     weights: Vec<u8>,
 }
 
-/// A worker id: host name, process id and a random suffix (a restarted worker is a new one).
+/// What reading the weights hash gave.
+enum Fetch {
+    /// Nothing is published yet.
+    Nothing,
+    /// Weights signed by the trusted key.
+    Signed(Fetched),
+    /// A publication that must not be loaded, and why.
+    Refused(u64, String),
+}
+
+/// A worker id: the host name (at most 24 characters) and 128 random bits, so workers in
+/// containers with the same host name and process id still differ (a restarted worker is a
+/// new one).
 fn worker_id() -> String {
     let host = std::fs::read_to_string("/etc/hostname")
         .ok()
@@ -103,53 +123,83 @@ fn worker_id() -> String {
         .trim()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        .take(32)
+        .take(24)
         .collect();
     let host = if host.is_empty() {
         "worker".to_string()
     } else {
         host
     };
-    let salt: u32 = rand::random();
-    format!("{host}-{}-{salt:08x}", std::process::id())
+    let salt: u128 = rand::random();
+    format!("{host}-{salt:032x}")
 }
 
 /// The weights hash's fields as `HMGET` returns them: version, model, settings, weights,
-/// checksum.
+/// checksum, signature, key (bytes: any of them may be anything another client wrote).
 type WeightsFields = (
-    Option<u64>,
-    Option<String>,
-    Option<String>,
     Option<Vec<u8>>,
-    Option<String>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
 );
 
-/// The weights hash's fields, or `None` while nothing is published.
-fn fetch(con: &mut redis::Connection, keys: &Keys) -> anyhow::Result<Option<Fetched>> {
-    let (version, model, settings, weights, checksum): WeightsFields = redis::cmd("HMGET")
-        .arg(&keys.weights)
-        .arg("version")
-        .arg("model")
-        .arg("settings")
-        .arg("weights")
-        .arg("checksum")
-        .query(con)
-        .with_context(|| format!("reading {}", keys.weights))?;
+/// The weights hash: nothing yet, weights signed by the key `trust` names (checked before
+/// anything else is read from them), or a refused publication.
+fn fetch(
+    con: &mut redis::Connection,
+    keys: &Keys,
+    run: &str,
+    trust: &mut Trust,
+) -> anyhow::Result<Fetch> {
+    let (version, model, settings, weights, checksum, signature, key): WeightsFields =
+        redis::cmd("HMGET")
+            .arg(&keys.weights)
+            .arg(&[
+                "version",
+                "model",
+                "settings",
+                "weights",
+                "checksum",
+                "signature",
+                "key",
+            ])
+            .query(con)
+            .with_context(|| format!("reading {}", keys.weights))?;
     let (Some(version), Some(model), Some(settings), Some(weights), Some(checksum)) =
         (version, model, settings, weights, checksum)
     else {
-        return Ok(None);
+        return Ok(Fetch::Nothing);
     };
+    let text = |b: Vec<u8>| String::from_utf8(b).ok();
+    let (Some(version), Some(model), Some(settings), Some(checksum)) = (
+        text(version).and_then(|v| v.parse::<u64>().ok()),
+        text(model),
+        text(settings),
+        text(checksum),
+    ) else {
+        return Ok(Fetch::Refused(
+            0,
+            "a field is not text (or the version not a number)".into(),
+        ));
+    };
+    let message = sign::message(run, version, &model, &settings, &weights);
+    let (key, signature) = (key.and_then(text), signature.and_then(text));
+    if let Err(why) = trust.check(key.as_deref(), signature.as_deref(), &message) {
+        return Ok(Fetch::Refused(version, why));
+    }
     let got = format!("{:016x}", oware_model::checksum(&weights));
     if got != checksum {
-        anyhow::bail!(
-            "{}: the weights' checksum {got} differs from the published {checksum}",
-            keys.weights
-        );
+        return Ok(Fetch::Refused(
+            version,
+            format!("the weights' checksum {got} differs from the published {checksum}"),
+        ));
     }
     let model: ModelConfig = serde_json::from_str(&model)
         .with_context(|| format!("{}: the published model shape", keys.weights))?;
-    Ok(Some(Fetched {
+    Ok(Fetch::Signed(Fetched {
         version,
         model,
         settings_json: settings,
@@ -157,11 +207,48 @@ fn fetch(con: &mut redis::Connection, keys: &Keys) -> anyhow::Result<Option<Fetc
     }))
 }
 
-fn published_version(con: &mut redis::Connection, keys: &Keys) -> redis::RedisResult<Option<u64>> {
+/// The published version field as it is (any bytes another client wrote; `None`: none).
+fn published_version(
+    con: &mut redis::Connection,
+    keys: &Keys,
+) -> redis::RedisResult<Option<Vec<u8>>> {
     redis::cmd("HGET")
         .arg(&keys.weights)
         .arg("version")
         .query(con)
+}
+
+/// How long a worker waits before reading a hash it refused again (unless its version
+/// field changes).
+const REFUSED_PAUSE: Duration = Duration::from_secs(5);
+
+/// Tells about a refused publication once (the same one is not told again).
+fn note_refusal(
+    last: &mut Option<(u64, String)>,
+    version: u64,
+    why: String,
+    keys: &Keys,
+    held: Option<u64>,
+) -> bool {
+    if last
+        .as_ref()
+        .is_some_and(|(v, w)| *v == version && *w == why)
+    {
+        return false;
+    }
+    match held {
+        Some(h) => eprintln!(
+            "worker: refusing the weights version {version} of {}: {why}; keeping version {h}",
+            keys.weights
+        ),
+        None => eprintln!(
+            "worker: refusing the weights version {version} of {}: {why}; waiting for weights \
+             signed by the learner",
+            keys.weights
+        ),
+    }
+    *last = Some((version, why));
+    true
 }
 
 /// The self-play config of a publication: the learner's settings, `threads` local threads.
@@ -273,6 +360,9 @@ pub fn run_worker_process(
 ) -> anyhow::Result<WorkerSummary> {
     let keys = Keys::new(&opts.run)?;
     let id = worker_id();
+    let mut trust = opts.trust.clone();
+    let mut refused = 0u64;
+    let mut last_refusal: Option<(u64, String)> = None;
     let mut link = Link {
         url: &opts.url,
         con: None,
@@ -298,9 +388,14 @@ pub fn run_worker_process(
             return Err(e);
         }
         if let Some(con) = link.get() {
-            match fetch(con, &keys) {
-                Ok(Some(f)) => break f,
-                Ok(None) => {
+            match fetch(con, &keys, &opts.run, &mut trust) {
+                Ok(Fetch::Signed(f)) => break f,
+                Ok(Fetch::Refused(v, why)) => {
+                    if note_refusal(&mut last_refusal, v, why, &keys, None) {
+                        refused += 1;
+                    }
+                }
+                Ok(Fetch::Nothing) => {
                     if !said_waiting {
                         eprintln!(
                             "worker: no weights published for run '{}' on {} yet (start `oware \
@@ -326,6 +421,19 @@ pub fn run_worker_process(
         .with_context(|| format!("the weights version {} of {}", first.version, keys.weights))?;
     let mut held = first.version;
     let settings_json = first.settings_json;
+    let learner_key = match &trust {
+        Trust::Key(k) => k.fingerprint(),
+        Trust::Fingerprint(fp) => fp.clone(),
+        Trust::FirstSeen(k) => {
+            let fp = k.map(|k| k.fingerprint()).unwrap_or_default();
+            eprintln!(
+                "worker: no --learner-key given: trusting the key {fp} that signed the first \
+                 weights (anyone who wrote them first would be trusted; give --learner-key {fp} \
+                 to pin it)"
+            );
+            fp
+        }
+    };
     let weights = SharedWeights::new(evaluator);
     let stats = SelfplayStats::default();
     let worker_stop = AtomicBool::new(false);
@@ -351,8 +459,14 @@ pub fn run_worker_process(
     let mut summary = WorkerSummary {
         worker: id.clone(),
         weights_loaded: 1,
+        refused,
+        learner_key,
         ..WorkerSummary::default()
     };
+    // Games dropped since the last send that went through (a Cell: the game handler and
+    // the send both touch it).
+    let dropped_in_a_row = std::cell::Cell::new(0u64);
+    let mut refused_until: Option<(Vec<u8>, Instant)> = None;
     let mut outbox: VecDeque<Vec<u8>> = VecDeque::new();
     let mut seq = 0u64;
     let mut last_poll = Instant::now();
@@ -365,14 +479,28 @@ pub fn run_worker_process(
                     outbox: &mut VecDeque<Vec<u8>>| {
         summary.games += 1;
         summary.positions += record.samples.len() as u64;
-        match wire::encode(&record, &id, seq, held, max_plies) {
+        match wire::encode(&record, &summary.worker, seq, held, max_plies) {
             Ok(bytes) => {
                 seq += 1;
                 if outbox.len() >= OUTBOX_GAMES {
                     outbox.pop_front();
                     summary.dropped += 1;
+                    dropped_in_a_row.set(dropped_in_a_row.get() + 1);
                 }
                 outbox.push_back(bytes);
+                if dropped_in_a_row.get() >= MAX_SEQ_GAP / 2 {
+                    // So many games lost in a row that the learner would take the next
+                    // sequence number for a forgery: go on as a new worker.
+                    let new = worker_id();
+                    eprintln!(
+                        "worker {}: {} games dropped while Redis was away; going on as worker {new}",
+                        summary.worker,
+                        dropped_in_a_row.get()
+                    );
+                    summary.worker = new;
+                    seq = 0;
+                    dropped_in_a_row.set(0);
+                }
             }
             Err(e) => encode_error = Some(e),
         }
@@ -395,6 +523,7 @@ pub fn run_worker_process(
                     Ok(n) => {
                         outbox.drain(..n);
                         summary.sent += n as u64;
+                        dropped_in_a_row.set(0);
                     }
                     Err(e) => link.down(&anyhow::anyhow!(
                         "sending games to {}: {}",
@@ -407,30 +536,60 @@ pub fn run_worker_process(
                 last_poll = Instant::now();
                 if let Some(con) = link.get() {
                     match published_version(con, &keys) {
-                        Ok(Some(v)) if v != held => match fetch(con, &keys) {
-                            Ok(Some(f)) => {
-                                match NetEvaluator::from_weights_bytes(&f.model, f.weights, &device)
-                                {
-                                    Ok(net) => {
-                                        weights.set(net);
-                                        held = f.version;
-                                        summary.weights_loaded += 1;
-                                        if f.settings_json != settings_json && !said_settings {
-                                            eprintln!(
-                                                "worker: the learner's settings changed; this worker keeps the ones it started with (restart it to use the new ones)"
-                                            );
-                                            said_settings = true;
-                                        }
+                        Ok(Some(v))
+                            if v != held.to_string().into_bytes()
+                                && refused_until.as_ref().is_none_or(|(rv, until)| {
+                                    *rv != v || Instant::now() >= *until
+                                }) =>
+                        {
+                            match fetch(con, &keys, &opts.run, &mut trust) {
+                                Ok(Fetch::Signed(f)) if f.version <= held => {
+                                    let why = format!(
+                                        "it is older than the version {held} held (an old publication written again?)"
+                                    );
+                                    if note_refusal(
+                                        &mut last_refusal,
+                                        f.version,
+                                        why,
+                                        &keys,
+                                        Some(held),
+                                    ) {
+                                        summary.refused += 1;
                                     }
-                                    Err(e) => eprintln!(
-                                        "worker: the weights version {} cannot be used ({e}); keeping version {held}",
-                                        f.version
-                                    ),
+                                    refused_until = Some((v, Instant::now() + REFUSED_PAUSE));
                                 }
+                                Ok(Fetch::Refused(rv, why)) => {
+                                    if note_refusal(&mut last_refusal, rv, why, &keys, Some(held)) {
+                                        summary.refused += 1;
+                                    }
+                                    refused_until = Some((v, Instant::now() + REFUSED_PAUSE));
+                                }
+                                Ok(Fetch::Signed(f)) => {
+                                    refused_until = None;
+                                    match NetEvaluator::from_weights_bytes(
+                                        &f.model, f.weights, &device,
+                                    ) {
+                                        Ok(net) => {
+                                            weights.set(net);
+                                            held = f.version;
+                                            summary.weights_loaded += 1;
+                                            if f.settings_json != settings_json && !said_settings {
+                                                eprintln!(
+                                                    "worker: the learner's settings changed; this worker keeps the ones it started with (restart it to use the new ones)"
+                                                );
+                                                said_settings = true;
+                                            }
+                                        }
+                                        Err(e) => eprintln!(
+                                            "worker: the weights version {} cannot be used ({e}); keeping version {held}",
+                                            f.version
+                                        ),
+                                    }
+                                }
+                                Ok(Fetch::Nothing) => {}
+                                Err(e) => link.down(&e),
                             }
-                            Ok(None) => {}
-                            Err(e) => link.down(&e),
-                        },
+                        }
                         Ok(_) => {}
                         Err(e) => link.down(&anyhow::anyhow!("{}", opts.url.describe(&e))),
                     }
@@ -440,7 +599,8 @@ pub fn run_worker_process(
                 let dt = last_rates.0.elapsed().as_secs_f64();
                 let sims = stats.sims.load(Ordering::Relaxed);
                 eprintln!(
-                    "worker {id}: {} games sent, {:.2} games/s, {:.0} positions/s, {:.0} sims/s, weights v{held}{}",
+                    "worker {}: {} games sent, {:.2} games/s, {:.0} positions/s, {:.0} sims/s, weights v{held}{}",
+                    summary.worker,
                     summary.sent,
                     (summary.games - last_rates.1) as f64 / dt,
                     (summary.positions - last_rates.2) as f64 / dt,
@@ -478,7 +638,7 @@ pub fn run_worker_process(
     summary.games_per_sec = summary.games as f64 / secs;
     summary.sims_per_sec = stats.sims.load(Ordering::Relaxed) as f64 / secs;
     if let Some(e) = failure {
-        return Err(e.context(format!("worker {id}: self-play stopped")));
+        return Err(e.context(format!("worker {}: self-play stopped", summary.worker)));
     }
     if let Some(e) = encode_error {
         return Err(e);

@@ -115,6 +115,15 @@ impl<'a, 'b> Learning<'a, 'b> {
     pub(crate) fn run(mut self) -> anyhow::Result<End> {
         let end = loop {
             let got_any = self.ingest_ready();
+            // Many games wait for a checkpoint to be acknowledged: write one now (the broker
+            // stops reading at twice as many).
+            if self.broker.as_ref().is_some_and(|b| b.needs_checkpoint())
+                && self.state.meta.step > self.last_checkpoint_step
+            {
+                self.state.counters.elapsed_secs = self.elapsed();
+                self.checkpoint()?;
+                self.last_checkpoint_step = self.state.meta.step;
+            }
             if let Some(end) = self.stop_reason(self.state.meta.step) {
                 break end;
             }
@@ -403,10 +412,15 @@ fn log_broker(
         ("broker/rejected", t.rejected as f64),
         ("broker/stale", t.stale as f64),
         ("broker/duplicates", t.duplicates as f64),
+        ("broker/rate_limited", t.rate_limited as f64),
+        ("broker/out_of_sequence", t.out_of_sequence as f64),
+        ("broker/wrong_settings", t.wrong_settings as f64),
         ("broker/version", t.version as f64),
+        ("broker/worker/others/games_per_sec", report.others_per_sec),
     ] {
         log(tb, tag, v, step)?;
     }
+    // The busiest workers only (fake ids would each add a tag).
     for (worker, rate) in &report.per_worker {
         log(
             tb,

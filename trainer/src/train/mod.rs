@@ -142,6 +142,16 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
     let mut broker = match &opts.broker {
         None => None,
         Some(url) => {
+            let (key, made) = crate::broker::sign::LearnerKey::load_or_create(run.root())?;
+            if made {
+                progress.note(&format!(
+                    "broker: made the run's signing key {} (public key in {})",
+                    run.root().join(crate::broker::sign::KEY_FILE).display(),
+                    run.root()
+                        .join(crate::broker::sign::PUBLIC_KEY_FILE)
+                        .display()
+                ));
+            }
             let started = LearnerBroker::start(
                 Start {
                     url,
@@ -151,6 +161,7 @@ pub fn train(opts: &TrainOptions) -> anyhow::Result<()> {
                     net: &state.learner.evaluator(),
                     fresh: !opts.resume,
                     stop: &INTERRUPTED,
+                    key: std::sync::Arc::new(key),
                 },
                 &mut |n| progress.note(n),
             )?;
