@@ -570,26 +570,33 @@ mod tests {
         assert!(stats.moves.load(Ordering::Relaxed) > 0, "{games} games");
     }
 
-    #[test]
-    fn a_game_budget_is_played_out_and_every_move_is_sampled_in_the_opening() {
-        let mut config = tiny();
-        config.selfplay.workers = 2;
-        config.selfplay.full_search_prob = 0.25;
+    /// `games` self-play games of the uniform evaluator under `config`, seeded with `seed`;
+    /// the pool must play them all without a failure.
+    fn play_games(config: &TrainConfig, games: u64, seed: u64) -> Vec<GameRecord> {
         let weights = SharedWeights::new(UniformEvaluator);
         let stats = SelfplayStats::default();
         let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
-        let left = AtomicU64::new(20);
+        let left = AtomicU64::new(games);
         let control = WorkerControl {
             stop: &stop,
             pause: &pause,
             games_left: Some(&left),
         };
-        let (records, failure) = with_workers(&config, &weights, &stats, &control, 9, |rx, _| {
+        let (records, failure) = with_workers(config, &weights, &stats, &control, seed, |rx, _| {
             rx.iter().collect::<Vec<_>>()
         })
         .expect("the pool starts");
         assert!(failure.is_none());
-        assert_eq!(records.len(), 20);
+        assert_eq!(records.len() as u64, games);
+        records
+    }
+
+    #[test]
+    fn a_game_budget_is_played_out_and_every_move_is_sampled_in_the_opening() {
+        let mut config = tiny();
+        config.selfplay.workers = 2;
+        config.selfplay.full_search_prob = 0.25;
+        let records = play_games(&config, 20, 9);
         // With a quarter of the moves searched fully, about a quarter are recorded.
         let plies: usize = records.iter().map(|r| r.moves.len()).sum();
         let samples: usize = records.iter().map(|r| r.samples.len()).sum();
@@ -647,21 +654,7 @@ mod tests {
         // No other source of diversity: no noise, greedy moves from the first ply.
         config.mcts.dirichlet_frac = 0.0;
         config.mcts.temperature_plies = 0;
-        let weights = SharedWeights::new(UniformEvaluator);
-        let stats = SelfplayStats::default();
-        let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
-        let left = AtomicU64::new(20);
-        let control = WorkerControl {
-            stop: &stop,
-            pause: &pause,
-            games_left: Some(&left),
-        };
-        let (records, failure) = with_workers(&config, &weights, &stats, &control, 4, |rx, _| {
-            rx.iter().collect::<Vec<_>>()
-        })
-        .expect("the pool starts");
-        assert!(failure.is_none());
-        assert_eq!(records.len(), 20);
+        let records = play_games(&config, 20, 4);
         // Every searched move is recorded; the random opening moves (0 to 6 a game) are not.
         let plies: usize = records.iter().map(|r| r.moves.len()).sum();
         let samples: usize = records.iter().map(|r| r.samples.len()).sum();
