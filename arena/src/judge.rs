@@ -8,7 +8,7 @@
 
 use crate::{MatchOptions, PlayerFactory, play_match};
 use anyhow::Context;
-use oware_engine::egtb::{Tables, Verdict, judge};
+use oware_egtb::{Tables, Verdict, judge};
 use oware_engine::record::games_in;
 use oware_engine::{DEFAULT_MAX_PLIES, Game};
 use oware_search::Budget;
@@ -274,7 +274,7 @@ pub fn judge_positions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::egtb::{Table, solve_table};
+    use oware_egtb::{Table, solve_table};
     use oware_search::{Player, RandomPlayer};
 
     fn tables(max: u8) -> Tables {

@@ -1,8 +1,10 @@
 //! # oware-engine
 //!
-//! The rules of Oware (Abapa), exactly as `docs/rules.md` states them, and everything built on
-//! them that needs no neural network: notation, games and their endings, perft, random playouts
-//! and the endgame tables.
+//! The rules of Oware (Abapa), exactly as `docs/rules.md` states them: sides, moves, positions,
+//! the game with its repetition rule and endings, notation and records, perft, random playouts,
+//! and the small tools every layer shares (input bounds, atomic file writes, checksums, bounded
+//! line reading). It is the bottom layer and uses no other crate of the workspace; the endgame
+//! tables are the `oware-egtb` crate above it.
 //!
 //! Houses are indexed `a b c d e f A B C D E F` = 0..12; South owns `a`–`f` and moves first.
 
@@ -10,7 +12,6 @@ pub mod atomic_file;
 pub mod bounded_lines;
 pub mod bounds;
 pub mod checksum;
-pub mod egtb;
 mod game;
 mod moves;
 pub mod panic;

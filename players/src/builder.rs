@@ -4,7 +4,7 @@ use crate::spec::PlayerSpec;
 use crate::spec::{MctsEvaluator, MctsSpec};
 use anyhow::Context;
 use oware_arena::{Contestant, NetworkSide, PlayerFactory};
-use oware_engine::egtb::Tables;
+use oware_egtb::Tables;
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
 use oware_search::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
 use oware_search::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer, TableEvaluator};

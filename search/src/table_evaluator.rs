@@ -2,8 +2,8 @@
 //! with what the tables prove.
 
 use crate::evaluator::{EvalError, Evaluation, Evaluator};
+use oware_egtb::Tables;
 use oware_engine::Position;
-use oware_engine::egtb::Tables;
 use std::sync::Arc;
 
 /// Wraps an evaluator (a network): at every position the tables cover, the value is held to
@@ -45,8 +45,8 @@ impl<E: Evaluator> Evaluator for TableEvaluator<E> {
 mod tests {
     use super::*;
     use crate::UniformEvaluator;
+    use oware_egtb::{Table, solve_table};
     use oware_engine::Side;
-    use oware_engine::egtb::{Table, solve_table};
 
     #[test]
     fn table_results_replace_the_inner_value() {

@@ -1,8 +1,8 @@
 //! Alpha-beta with endgame tables against the tables themselves and against an exhaustive,
-//! history-aware solver of the real game (`oware_engine::egtb::brute`).
+//! history-aware solver of the real game (`oware_egtb::brute`).
 
-use oware_engine::egtb::brute::{BruteSolver, sampled_game, south_to_move};
-use oware_engine::egtb::{Boards, Outcome, Table, Tables, solve_table};
+use oware_egtb::brute::{BruteSolver, sampled_game, south_to_move};
+use oware_egtb::{Boards, Outcome, Table, Tables, solve_table};
 use oware_engine::{Game, Position, Side};
 use oware_search::alphabeta::{SEED, table_estimate, table_node, table_score};
 use oware_search::{AlphaBetaPlayer, Budget, Player, RandomPlayer};

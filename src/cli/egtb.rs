@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use oware_engine::egtb::{
+use oware_egtb::{
     Analysis, BuildEvent, DEFAULT_DIR, MAX_TABLE_SEEDS, Probe, SolveEvent, TableReport, Tables,
     build_tables,
 };
@@ -422,7 +422,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     for n in 0..=tables.max_seeds() {
         let Some(t) = tables.table(n) else { continue };
-        let path = oware_engine::egtb::table_path(&args.dir, n);
+        let path = oware_egtb::table_path(&args.dir, n);
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         let h = t.histogram();
         let mut values = vec![0u64; n + 1];
@@ -431,7 +431,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
             if count == 0 {
                 continue;
             }
-            if let Some(b) = oware_engine::egtb::Bounds::from_code(code as u8) {
+            if let Some(b) = oware_egtb::Bounds::from_code(code as u8) {
                 match b.value() {
                     Some(v) => values[v as usize] += count,
                     None => *widths.entry(b.hi - b.lo).or_default() += count,

@@ -18,7 +18,7 @@ use oware_arena::judge::{
     JudgeReport, candidates, draw_positions, games_from_record, judge_positions,
     positions_from_selfplay,
 };
-use oware_engine::egtb::{DEFAULT_DIR, Tables};
+use oware_egtb::{DEFAULT_DIR, Tables};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_players::spec::PlayerSpec;

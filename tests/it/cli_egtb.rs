@@ -116,7 +116,7 @@ fn build_probe_stats_and_resume() {
     assert_eq!(s["max_seeds"], 9);
     let t3 = &s["tables"][3];
     assert_eq!(t3["positions"], 364);
-    assert_eq!(t3["bytes"], 364 + oware_engine::egtb::HEADER_LEN as u64);
+    assert_eq!(t3["bytes"], 364 + oware_egtb::HEADER_LEN as u64);
     let exact: u64 = t3["exact_values"]
         .as_array()
         .expect("values")

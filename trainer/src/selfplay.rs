@@ -8,7 +8,7 @@ use crate::config::{SelfplayConfig, TrainConfig};
 use crate::replay::Sample;
 use crate::selfplay_egtb;
 use anyhow::Context;
-use oware_engine::egtb::Tables;
+use oware_egtb::Tables;
 use oware_engine::{Game, GameResult, Move, Position, Side};
 use oware_model::NetEvaluator;
 use oware_search::mcts::{BatchedSearch, MctsConfig, SlotParams};
@@ -672,7 +672,7 @@ mod tests {
     fn with_tables_games_end_by_table_play_and_targets_follow_the_tables() {
         let max = 10;
         let dir = tempfile::tempdir().expect("temp dir");
-        oware_engine::egtb::build_tables(dir.path(), max, &|_| {}).expect("tables build");
+        oware_egtb::build_tables(dir.path(), max, &|_| {}).expect("tables build");
         let mut config = tiny();
         config.selfplay.workers = 2;
         config.selfplay.egtb = dir.path().to_str().expect("utf-8").to_string();

@@ -20,8 +20,8 @@
 //! to the nearest result inside it, and one inside stays. The margin target stays the game's.
 
 use anyhow::Context;
+use oware_egtb::Tables;
 use oware_engine::Game;
-use oware_engine::egtb::Tables;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -95,7 +95,7 @@ pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oware_engine::egtb::{Boards, Table, solve_table, table_len};
+    use oware_egtb::{Boards, Table, solve_table, table_len};
     use oware_engine::{Position, Side};
 
     /// The tables of 0..=`max` seeds, solved in memory.

@@ -3,9 +3,9 @@
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{AlphaBetaResult, SearchBudget, Searcher};
 use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
+use oware_egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
 use oware_engine::Game;
 use oware_engine::Move;
-use oware_engine::egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Nodes the proofs of one move may visit, over all its root moves (see [`oware_engine::egtb::Prover`]).
+/// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
 pub const PROOF_NODES: u64 = 20_000;
 
 /// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.

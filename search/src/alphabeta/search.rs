@@ -27,10 +27,10 @@ use super::score::{
 };
 use super::tables::{table_estimate, table_node};
 use super::tt::{Bound, Entry, TranspositionTable};
+use oware_egtb::Tables;
 use oware_engine::Game;
 use oware_engine::Position;
 use oware_engine::Side;
-use oware_engine::egtb::Tables;
 use oware_engine::{Move, MoveList};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -24,13 +24,13 @@
 //! empty history predicts the game better than the one for every history.
 //!
 //! Above the search, the alpha-beta player proves the results of the root's moves with the
-//! game's real history when the root is in the tables ([`oware_engine::egtb::Prover`]) and
+//! game's real history when the root is in the tables ([`oware_egtb::Prover`]) and
 //! searches only the moves with the best proven result.
 
 use super::eval::SEED;
+use oware_egtb::Tables;
 use oware_engine::Position;
 use oware_engine::Side;
-use oware_engine::egtb::Tables;
 
 /// The score of a table win by the smallest margin, less 100.
 pub const TABLE_WIN: i32 = 15_000;

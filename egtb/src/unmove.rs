@@ -4,8 +4,8 @@
 
 use super::index::rank;
 use super::successors::table_position;
-use crate::moves::Move;
-use crate::side::Side;
+use oware_engine::Move;
+use oware_engine::Side;
 
 /// Calls `found` with the index of every position of the table of `n` seeds that moves to
 /// `board` (mover's order) without capturing. A parent may be reported once per move that
@@ -61,8 +61,8 @@ pub fn quiet_parents(board: &[u8; 12], n: u8, mut found: impl FnMut(u64)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::egtb::index::{Boards, table_len};
-    use crate::egtb::successors::{Successor, successors};
+    use crate::index::{Boards, table_len};
+    use crate::successors::{Successor, successors};
     use std::collections::HashSet;
 
     #[test]

@@ -1,5 +1,10 @@
+//! # oware-egtb
+//!
 //! Endgame tables: for every position with up to 21 seeds on the board, what its side to move
 //! secures with best play, by retrograde analysis under the exact rules of `docs/rules.md`.
+//! The crate holds the build, the table files, probes, the prover, the judge's verdicts and a
+//! history-aware brute-force solver that the tests check the tables against. It uses only the
+//! rules engine (`oware-engine`); search, the arena and the players build on it.
 //!
 //! # What a table holds
 //! The table of `n` seeds has one byte for each of the `C(n + 11, 11)` boards with `n` seeds,

@@ -2,10 +2,10 @@
 
 use super::brute::{BruteSolver, random_history, sampled_game, south_to_move};
 use super::*;
-use crate::game::Game;
-use crate::moves::Move;
-use crate::position::Position;
-use crate::side::Side;
+use oware_engine::Game;
+use oware_engine::Move;
+use oware_engine::Position;
+use oware_engine::Side;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;

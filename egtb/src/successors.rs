@@ -2,8 +2,8 @@
 //! with each child named by its table and index.
 
 use super::index::rank_from;
-use crate::position::Position;
-use crate::side::Side;
+use oware_engine::Position;
+use oware_engine::Side;
 
 /// Where one legal move of a table position leads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +84,7 @@ pub fn successors(board: &[u8; 12], n: u8, out: &mut [Successor; 6]) -> usize {
         let house = mask.trailing_zeros() as usize;
         mask &= mask - 1;
         let mut child = pos;
-        let effect = child.play_unchecked(crate::moves::Move::from_relative(Side::South, house));
+        let effect = child.play_unchecked(oware_engine::Move::from_relative(Side::South, house));
         // The child has North to move: its mover's order starts at house 6.
         let b = child.board();
         out[len] = if effect.captured > 0 {

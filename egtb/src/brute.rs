@@ -11,10 +11,10 @@
 use super::index::{rank, table_len, unrank};
 use super::successors::{Successor, successors};
 use super::unmove;
-use crate::game::{Game, Winner};
-use crate::moves::Move;
-use crate::position::Position;
-use crate::side::Side;
+use oware_engine::Move;
+use oware_engine::Position;
+use oware_engine::Side;
+use oware_engine::{Game, Winner};
 use rand::Rng;
 use rand::rngs::SmallRng;
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ impl BruteSolver {
         let mut game = Game::from_position(pos, u32::MAX);
         for &h in moves {
             let side = game.to_move();
-            match game.play(crate::moves::Move::from_relative(side, h)) {
+            match game.play(oware_engine::Move::from_relative(side, h)) {
                 Ok(_) => {}
                 Err(e) => panic!("{e}"),
             }

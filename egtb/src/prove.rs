@@ -5,7 +5,7 @@
 //! what a real game's position is worth. The [`Prover`] answers the question the game asks
 //! — can the side to move secure at least `t` of the board's seeds, after *this* history? —
 //! by a depth-first search of the real game: every repetition ends the game exactly as
-//! [`crate::adjudicate`] does (each side takes its row), a position without a move likewise,
+//! [`oware_engine::adjudicate`] does (each side takes its row), a position without a move likewise,
 //! and a node stops being searched as soon as its stored interval (or, right after a capture,
 //! its entry interval) settles the question. The search is bounded by a depth and a number of
 //! nodes; what it cannot settle within them is [`Proof::Unknown`], never a guess. Positions
@@ -19,9 +19,9 @@
 
 use super::index::rank_from;
 use super::probe::Tables;
-use crate::game::Game;
-use crate::moves::Move;
-use crate::position::{Position, WINNING_CAPTURE};
+use oware_engine::Game;
+use oware_engine::Move;
+use oware_engine::{Position, WINNING_CAPTURE};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -423,7 +423,7 @@ pub fn kept_moves(proofs: &[MoveProof]) -> Vec<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::side::Side;
+    use oware_engine::Side;
 
     fn proof(h: usize, win: Proof, draw: Proof) -> MoveProof {
         MoveProof {

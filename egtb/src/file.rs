@@ -7,16 +7,16 @@
 //! | 12..44 | rules and meaning of the values, ASCII, zero-padded ([`RULES`])      |
 //! | 44..48 | seeds on the board, u32                                              |
 //! | 48..56 | positions, u64 (`C(n + 11, 11)`)                                     |
-//! | 56..64 | checksum of the codes, u64 ([`crate::checksum::checksum`], FNV-1a)  |
+//! | 56..64 | checksum of the codes, u64 ([`oware_engine::checksum::checksum`], FNV-1a)  |
 //! | 64..72 | checksum of bytes 0..64, u64                                         |
 //!
-//! Files are written with [`crate::atomic_file::write_atomic_with`], so a crash leaves the old file
+//! Files are written with [`oware_engine::atomic_file::write_atomic_with`], so a crash leaves the old file
 //! or the new one. Reading checks every field, the length and both checksums, then every code;
 //! each failure is an error that names the file.
 
 use super::index::{MAX_TABLE_SEEDS, table_len};
 use super::table::{Table, TableError};
-use crate::checksum::checksum;
+use oware_engine::checksum::checksum;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -94,7 +94,7 @@ pub fn write_table(dir: &Path, table: &Table) -> Result<PathBuf, FileError> {
     let n = table.seeds() as usize;
     let path = table_path(dir, n);
     let h = header(n, table.codes());
-    crate::atomic_file::write_atomic_with(&path, |w: &mut dyn Write| {
+    oware_engine::atomic_file::write_atomic_with(&path, |w: &mut dyn Write| {
         w.write_all(&h)?;
         w.write_all(table.codes())
     })
@@ -191,7 +191,7 @@ fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::egtb::solve::solve_table;
+    use crate::solve::solve_table;
 
     fn small_tables(max: u8) -> Vec<Table> {
         let mut tables = Vec::new();

@@ -6,9 +6,9 @@ use super::file::{FileError, read_table, table_path};
 use super::index::{MAX_TABLE_SEEDS, rank_from};
 use super::solve::entry_bounds;
 use super::table::Table;
-use crate::game::Game;
-use crate::moves::Move;
-use crate::position::Position;
+use oware_engine::Game;
+use oware_engine::Move;
+use oware_engine::Position;
 use std::path::{Path, PathBuf};
 
 /// The result of a game for one side.

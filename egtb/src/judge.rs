@@ -4,7 +4,7 @@
 //! not", or "undecided", and the seeds lost are a range.
 
 use super::probe::{Analysis, Outcome};
-use crate::moves::Move;
+use oware_engine::Move;
 
 /// What the tables say of one move chosen in an analysed position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +66,8 @@ pub fn judge(analysis: &Analysis, mv: Move) -> Option<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::egtb::{Bounds, MoveBounds, Probe};
-    use crate::side::Side;
+    use crate::{Bounds, MoveBounds, Probe};
+    use oware_engine::Side;
 
     fn analysis(moves: &[(usize, u8, u8)], own: u8) -> Analysis {
         let moves: Vec<MoveBounds> = moves
