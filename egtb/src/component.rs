@@ -19,9 +19,9 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 /// The capture pass's marker of a position without a legal move or with captures only.
-pub const FINAL: u8 = 255;
+pub(crate) const FINAL: u8 = 255;
 /// The capture pass's marker of a live position without a capturing move.
-pub const NO_CAPTURE: u8 = 254;
+pub(crate) const NO_CAPTURE: u8 = 254;
 
 /// Components with at least this many positions are swept by all threads.
 const PARALLEL: usize = 1 << 12;
@@ -30,18 +30,18 @@ const CHUNK: usize = 1 << 10;
 
 /// `lo` and `hi` of a position packed in one word, so a child costs one memory access.
 #[inline]
-pub fn pack(lo: u8, hi: u8) -> u16 {
+pub(crate) fn pack(lo: u8, hi: u8) -> u16 {
     lo as u16 | (hi as u16) << 8
 }
 
 /// The interval packed by [`pack`].
 #[inline]
-pub fn unpack(w: u16) -> (u8, u8) {
+pub(crate) fn unpack(w: u16) -> (u8, u8) {
     (w as u8, (w >> 8) as u8)
 }
 
 /// The empty successor list's filler.
-pub const NO_SUCCESSOR: Successor = Successor::Quiet {
+pub(crate) const NO_SUCCESSOR: Successor = Successor::Quiet {
     house: 0,
     index: 0,
     row: 0,
@@ -49,7 +49,7 @@ pub const NO_SUCCESSOR: Successor = Successor::Quiet {
 
 /// What solving the components of one table shares: the capture pass's results, the
 /// intervals, and scratch bits for the sweeps.
-pub struct Components<'a> {
+pub(crate) struct Components<'a> {
     /// Seeds of the table.
     pub n: u8,
     /// Per position: [`FINAL`], [`NO_CAPTURE`], or the code of its best capturing move.
@@ -66,7 +66,7 @@ pub struct Components<'a> {
 
 /// What solving one component took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ComponentStats {
+pub(crate) struct ComponentStats {
     /// Sweeps, the last one changing nothing (0 for a position solved in one look).
     pub sweeps: u32,
     /// Whether the component has a cycle (more than one position, or a move to itself).
@@ -113,7 +113,7 @@ impl Components<'_> {
 
     /// Solves the component `members` (id `id`; `ids` holds every position's component id)
     /// whose children outside it are all solved.
-    pub fn solve(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
+    pub(crate) fn solve(&self, members: &mut [u32], id: u32, ids: &[u32]) -> ComponentStats {
         if let [v] = *members {
             let board = self.board(v);
             let mut succ = [NO_SUCCESSOR; 6];

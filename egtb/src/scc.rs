@@ -11,10 +11,10 @@
 
 /// The id of a position outside the graph (settled before the search, e.g. without a quiet
 /// move): it belongs to no component handed over.
-pub const DONE: u32 = u32::MAX;
+pub(crate) const DONE: u32 = u32::MAX;
 
 /// The most positions a graph may have: a frame packs a position in 27 bits.
-pub const MAX_NODES: u64 = 1 << 27;
+pub(crate) const MAX_NODES: u64 = 1 << 27;
 
 const NODE_BITS: u32 = 27;
 const NODE_MASK: u32 = (1 << NODE_BITS) - 1;
@@ -40,7 +40,7 @@ fn unframe(f: u32) -> (u32, u32, bool) {
 ///
 /// # Panics
 /// If the graph has [`MAX_NODES`] positions or more.
-pub fn components(
+pub(crate) fn components(
     ids: &mut [u32],
     mut children: impl FnMut(u32, &mut [u32; 6]) -> usize,
     mut found: impl FnMut(&mut [u32], u32, &[u32]),

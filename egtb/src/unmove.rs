@@ -10,7 +10,7 @@ use oware_engine::Side;
 /// Calls `found` with the index of every position of the table of `n` seeds that moves to
 /// `board` (mover's order) without capturing. A parent may be reported once per move that
 /// leads here (never more than once per move).
-pub fn quiet_parents(board: &[u8; 12], n: u8, mut found: impl FnMut(u64)) {
+pub(crate) fn quiet_parents(board: &[u8; 12], n: u8, mut found: impl FnMut(u64)) {
     // In `board`'s order the parent's mover owns houses 6..12.
     for origin in 6..12 {
         if board[origin] != 0 {

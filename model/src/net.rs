@@ -13,7 +13,7 @@ pub const VALUE_COLUMN: usize = 6;
 pub const MARGIN_COLUMN: usize = 7;
 /// Column of the short-horizon value in the raw head output, in networks with that head
 /// ([`crate::ModelConfig::short_value`]).
-pub const SHORT_VALUE_COLUMN: usize = 8;
+pub(crate) const SHORT_VALUE_COLUMN: usize = 8;
 
 /// One residual block of the trunk: `x ↦ relu(x + W·x + b)`, width preserved.
 #[derive(Module, Debug)]

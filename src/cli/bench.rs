@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware bench`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// Device for the network.
     #[arg(long, default_value = "cpu", value_parser = parse_device)]
     device: DeviceKind,
@@ -55,7 +55,7 @@ fn parse_seconds_or_zero(s: &str) -> Result<f64, String> {
 }
 
 /// Runs `oware bench`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = TrainConfig::load(args.config.as_deref(), &args.sets)?;
     let plan = BenchPlan {
         batches: args.batches.iter().map(|&b| b as usize).collect(),

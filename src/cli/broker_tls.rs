@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// TLS files for a `rediss://` broker; without them the server's certificate is checked
 /// against the system's trust store (SSL_CERT_FILE / SSL_CERT_DIR replace it where set).
 #[derive(clap::Args, Debug, Default)]
-pub struct BrokerTlsArgs {
+pub(super) struct BrokerTlsArgs {
     /// For a rediss:// broker: a PEM file of the CA certificate(s) that signed the server's
     /// certificate (a private CA); only these are then trusted.
     #[arg(long, value_name = "FILE", env = "OWARE_BROKER_CA")]
@@ -32,7 +32,7 @@ pub struct BrokerTlsArgs {
 
 impl BrokerTlsArgs {
     /// The files, for [`oware_trainer::broker::BrokerUrl::parse_with_tls`].
-    pub fn files(&self) -> TlsFiles {
+    pub(super) fn files(&self) -> TlsFiles {
         TlsFiles {
             ca: self.broker_ca.clone(),
             cert: self.broker_cert.clone(),

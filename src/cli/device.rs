@@ -3,6 +3,6 @@
 use oware_model::DeviceKind;
 
 /// Parses `cpu`, `wgpu` or `cuda`.
-pub fn parse_device(s: &str) -> Result<DeviceKind, String> {
+pub(super) fn parse_device(s: &str) -> Result<DeviceKind, String> {
     s.parse::<DeviceKind>().map_err(|e| e.to_string())
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 /// Arguments of `oware egtb`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     #[command(subcommand)]
     command: Command,
 }
@@ -82,7 +82,7 @@ struct StatsArgs {
 }
 
 /// Runs `oware egtb`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Build(a) => build(a),
         Command::Probe(a) => probe(a),
@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The process's peak resident memory in MiB (`VmHWM`), where the system reports it.
-pub fn peak_rss_mib() -> Option<f64> {
+pub(super) fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

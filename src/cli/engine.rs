@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware engine`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The player that answers `go` (any player spec). `go sims N` takes N up to 1000000,
     /// `go depth N` up to 120, `go ms N` up to 86400000 (one day). Default: as for `oware
     /// play`, MCTS with the newest checkpoint under `runs/`, else the shipped network
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// Runs `oware engine`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = match args.player {
         Some(spec) => spec,
         None => {

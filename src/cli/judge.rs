@@ -28,7 +28,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware judge`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The player judged (e.g. `alphabeta:depth=8`).
     player: PlayerSpec,
     /// The table directory.
@@ -80,7 +80,7 @@ fn parse_seeds(s: &str) -> Result<(u8, u8), String> {
 }
 
 /// Runs `oware judge`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tables = Tables::load(&args.egtb)
         .with_context(|| format!("loading the endgame tables in {}", args.egtb.display()))?;
     let max = tables.max_seeds() as u8;

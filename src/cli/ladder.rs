@@ -22,7 +22,7 @@ use std::time::Instant;
 
 /// Arguments of `oware ladder`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The players, two or more (e.g. `random alphabeta:depth=4 mcts:model=runs/x,sims=400`).
     #[arg(required = true, num_args = 2..)]
     players: Vec<PlayerSpec>,
@@ -61,7 +61,7 @@ pub struct Args {
 
 /// The kind of chart `oware ladder` draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Chart {
+pub(super) enum Chart {
     /// `time` for a gauntlet of checkpoints, else `bars`.
     Auto,
     /// Every player's rating, strongest first.
@@ -100,7 +100,7 @@ fn time_series(times: &[Option<TrainingTime>], r: &oware_arena::ratings::Ratings
 }
 
 /// Runs `oware ladder`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let specs: Vec<String> = args.players.iter().map(ToString::to_string).collect();
     let anchor = args.anchor.as_ref().map(ToString::to_string);

@@ -9,7 +9,7 @@ use oware_model::DeviceKind;
 
 /// How the games of a match are played.
 #[derive(clap::Args, Debug)]
-pub struct MatchArgs {
+pub(super) struct MatchArgs {
     /// Random plies before the players take over [default: 2 to 4, drawn per opening].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=200))]
     pub opening_plies: Option<u32>,
@@ -27,7 +27,7 @@ pub struct MatchArgs {
 
 impl MatchArgs {
     /// Games played at once: `--threads`, or the number of CPUs.
-    pub fn threads(&self) -> usize {
+    pub(super) fn threads(&self) -> usize {
         match self.threads {
             Some(t) => t as usize,
             None => std::thread::available_parallelism()
@@ -36,7 +36,7 @@ impl MatchArgs {
     }
 
     /// The match of `games` games with these options, seeded with `seed`.
-    pub fn options(&self, games: u32, seed: u64) -> MatchOptions {
+    pub(super) fn options(&self, games: u32, seed: u64) -> MatchOptions {
         MatchOptions {
             games,
             opening_plies: self.opening_plies,

@@ -72,7 +72,7 @@ enum Command {
 }
 
 /// Parses the command line and runs the chosen subcommand.
-pub fn run() -> anyhow::Result<ExitCode> {
+pub(crate) fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Train(args) => train::run(args),

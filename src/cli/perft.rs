@@ -6,7 +6,7 @@ use std::time::Instant;
 
 /// Arguments of `oware perft`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// Depth in plies.
     #[arg(long, short, value_parser = clap::value_parser!(u32).range(0..=20))]
     depth: u32,
@@ -16,7 +16,7 @@ pub struct Args {
 }
 
 /// Runs `oware perft`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = Position::start();
     if args.divide {
         for (m, n) in perft_divide(&start, args.depth) {

@@ -27,7 +27,7 @@ use std::time::Instant;
 /// Arguments of `oware pit`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = oware_players::spec::SPEC_KEYS_HELP)]
-pub struct Args {
+pub(super) struct Args {
     /// Player A, whose results are reported (e.g. `alphabeta:depth=6`).
     a: PlayerSpec,
     /// Player B (e.g. `random`).
@@ -74,7 +74,7 @@ fn write_record(
 }
 
 /// Runs `oware pit`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Fail on unbuildable players (and load their networks once) before any game starts.
     let device = args.matches.device;
     let builder_a = PlayerBuilder::new(&args.a, device).context("player A")?;

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware play`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The opponent, as a player spec (`random`, `alphabeta:depth=8`,
     /// `mcts:model=runs/NAME,sims=400`, ...), or `none` for two people on one keyboard.
     /// Default: MCTS with the newest checkpoint under `runs/`, else the shipped network
@@ -48,7 +48,7 @@ fn no_color_requested() -> bool {
 }
 
 /// Runs `oware play`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Without --seed every session differs (a clock before 1970 gives seed 0).
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware replay`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// Print one JSON object per input line (the format of `docs/file-formats.md`). Without it, the final
     /// position of each game is drawn as text.
     #[arg(long)]
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// The JSON state of a game at its current ply.
-pub fn state_json(game: &Game) -> Value {
+pub(super) fn state_json(game: &Game) -> Value {
     let pos: &Position = game.position();
     let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
     let result = game
@@ -38,7 +38,7 @@ pub fn state_json(game: &Game) -> Value {
 
 /// Replays one line (a record line: moves, then anything after a tab or `#`): the JSON object
 /// for it, and whether it was legal throughout.
-pub fn replay_line(line: &str) -> (Value, bool) {
+pub(super) fn replay_line(line: &str) -> (Value, bool) {
     let record = RecordLine::parse(line);
     let mut states = vec![state_json(&Game::new())];
     match record.replay(|game, _, _| states.push(state_json(game))) {
@@ -51,7 +51,7 @@ pub fn replay_line(line: &str) -> (Value, bool) {
 }
 
 /// Runs `oware replay`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware report`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The run directory (holding `eval.jsonl`), or an `eval.jsonl` file itself.
     run: PathBuf,
     /// Where to write the PNG [default: RUN/eval.png].
@@ -17,7 +17,7 @@ pub struct Args {
 /// Runs `oware report`: prints the evaluations as a table and draws the score against each
 /// opponent over training time (minutes), with 95% bands, to the PNG; and, when the log has
 /// them, the network's Elo against the anchor over training time to `<png stem>-elo.png`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let done = report(&args.run, args.out.as_deref())?;
     print!("{}", eval_table(&done.lines));
     println!("wrote {}", done.png.display());

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware selfplay`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The network: a checkpoint folder, a run directory (its latest checkpoint), or `fresh` for
     /// an untrained network of the config's [model] shape.
     #[arg(long, value_name = "PATH")]
@@ -49,7 +49,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 /// Runs `oware selfplay`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let job = SelfplayJob {
         config: TrainConfig::load(args.config.as_deref(), &args.sets)?,
         model: args.model,

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// Arguments of `oware serve`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// Where to listen. The default is reachable from this machine only; give e.g.
     /// 0.0.0.0:8080 to let others in.
     #[arg(long, default_value = DEFAULT_ADDR, value_name = "IP:PORT")]
@@ -73,7 +73,7 @@ pub struct Args {
 }
 
 /// Runs `oware serve`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.idle_timeout.is_finite() && args.idle_timeout > 0.0) {
         anyhow::bail!(
             "--idle-timeout {} must be a positive number of seconds",

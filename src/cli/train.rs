@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware train`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The config file (TOML); without it the built-in defaults (= configs/default.toml).
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     config: Option<PathBuf>,
@@ -66,7 +66,7 @@ fn default_run_dir() -> PathBuf {
 }
 
 /// Runs `oware train`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (run, resume) = match args.resume {
         Some(dir) => (dir, true),
         None => (args.run.unwrap_or_else(default_run_dir), false),

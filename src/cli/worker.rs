@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Arguments of `oware worker`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(super) struct Args {
     /// The learner's Redis (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss:// for TLS:
     /// see --broker-ca); put a password in the OWARE_BROKER environment variable rather than on
     /// the command line.
@@ -51,7 +51,7 @@ pub struct Args {
 static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Runs `oware worker`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let url = BrokerUrl::parse_with_tls(&args.broker, &args.tls.files())?;
     let trust = Trust::from_arg(args.learner_key.as_deref())?;
     if args.threads > 1024 {

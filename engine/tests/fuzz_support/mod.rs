@@ -16,13 +16,13 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
 /// The environment variable that sets the case count of the long (`--ignored`) runs.
-pub const CASES_ENV: &str = "OWARE_FUZZ_CASES";
+pub(crate) const CASES_ENV: &str = "OWARE_FUZZ_CASES";
 
 /// Cases of a long run when [`CASES_ENV`] is not set.
-pub const LONG_CASES: u32 = 20_000;
+pub(crate) const LONG_CASES: u32 = 20_000;
 
 /// The case count of a long run: [`CASES_ENV`] if set, else [`LONG_CASES`].
-pub fn long_cases() -> u32 {
+pub(crate) fn long_cases() -> u32 {
     match std::env::var(CASES_ENV) {
         Ok(v) => match v.trim().parse() {
             Ok(n) => n,
@@ -35,7 +35,7 @@ pub fn long_cases() -> u32 {
 /// A proptest configuration for `cases` cases: a fixed seed (so CI runs are deterministic;
 /// long runs take the seed from `OWARE_FUZZ_SEED` when set) and no regression files (every
 /// crash found becomes a named regression test instead).
-pub fn config(cases: u32) -> Config {
+pub(crate) fn config(cases: u32) -> Config {
     let seed = std::env::var("OWARE_FUZZ_SEED")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -51,7 +51,7 @@ pub fn config(cases: u32) -> Config {
 
 /// One edit of a byte string.
 #[derive(Clone, Debug)]
-pub enum Mutation {
+pub(crate) enum Mutation {
     /// XOR the byte at (a fraction of) the length with a mask.
     Flip(f64, u8),
     /// Set the byte there.
@@ -75,7 +75,7 @@ fn interesting_byte() -> impl Strategy<Value = u8> {
 }
 
 /// A strategy for one mutation.
-pub fn mutation() -> impl Strategy<Value = Mutation> {
+pub(crate) fn mutation() -> impl Strategy<Value = Mutation> {
     let at = 0.0..1.0f64;
     prop_oneof![
         (at.clone(), 1..=255u8).prop_map(|(a, m)| Mutation::Flip(a, m)),
@@ -89,7 +89,7 @@ pub fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 /// A strategy for 1 to `max` mutations.
-pub fn mutations(max: usize) -> impl Strategy<Value = Vec<Mutation>> {
+pub(crate) fn mutations(max: usize) -> impl Strategy<Value = Vec<Mutation>> {
     prop::collection::vec(mutation(), 1..=max)
 }
 
@@ -98,7 +98,7 @@ fn index(at: f64, len: usize) -> usize {
 }
 
 /// Applies `mutations` to `bytes` in order.
-pub fn apply(bytes: &mut Vec<u8>, mutations: &[Mutation]) {
+pub(crate) fn apply(bytes: &mut Vec<u8>, mutations: &[Mutation]) {
     for m in mutations {
         let len = bytes.len();
         match m {
@@ -125,7 +125,7 @@ pub fn apply(bytes: &mut Vec<u8>, mutations: &[Mutation]) {
 }
 
 /// `text` mutated, as a string (invalid UTF-8 replaced, since the parsers take `&str`).
-pub fn mutate_text(text: &str, mutations: &[Mutation]) -> String {
+pub(crate) fn mutate_text(text: &str, mutations: &[Mutation]) -> String {
     let mut bytes = text.as_bytes().to_vec();
     apply(&mut bytes, mutations);
     String::from_utf8_lossy(&bytes).into_owned()
@@ -133,7 +133,7 @@ pub fn mutate_text(text: &str, mutations: &[Mutation]) -> String {
 
 /// Runs `test` on `cases` values of `strategy` with [`config`]; a failure (or a panic inside
 /// `test`) fails the calling test with the smallest failing input proptest finds.
-pub fn run<S: Strategy>(
+pub(crate) fn run<S: Strategy>(
     name: &str,
     cases: u32,
     strategy: S,
@@ -153,11 +153,11 @@ pub fn run<S: Strategy>(
 
 /// The most memory a fuzz test process may have used at its peak: every parser's memory must
 /// stay bounded whatever its input, so a case that allocates gigabytes fails the target.
-pub const MAX_PEAK_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_PEAK_BYTES: u64 = 1 << 30;
 
 /// The process's peak resident memory so far (Linux: `VmHWM` of `/proc/self/status`), or
 /// `None` where that is not available.
-pub fn peak_memory_bytes() -> Option<u64> {
+pub(crate) fn peak_memory_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

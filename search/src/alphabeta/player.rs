@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
-pub const PROOF_NODES: u64 = 20_000;
+pub(super) const PROOF_NODES: u64 = 20_000;
 
 /// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.
 ///

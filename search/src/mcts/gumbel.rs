@@ -180,7 +180,7 @@ pub(crate) struct GumbelRoot {
 
 impl GumbelRoot {
     /// Draws the noise and the considered set at an expanded root, for `sims` simulations.
-    pub fn init<R: Rng + ?Sized>(
+    pub(super) fn init<R: Rng + ?Sized>(
         &mut self,
         tree: &Tree,
         sims: u32,
@@ -221,7 +221,7 @@ impl GumbelRoot {
     /// search whose rate estimate changed): the schedule up to `started` stays as it was; the
     /// phase in progress is kept at least as long as it has gone; the rest is sequential halving
     /// of what is left.
-    pub fn replan(&mut self, started: u32, total: u32) {
+    pub(super) fn replan(&mut self, started: u32, total: u32) {
         let started = started as usize;
         let total = (total as usize).max(started);
         let Some(i) = self.phases.iter().rposition(|p| p.start <= started) else {
@@ -253,7 +253,7 @@ impl GumbelRoot {
     }
 
     /// The root child (arena index) for simulation number `sim` of this search.
-    pub fn select(&self, tree: &Tree, sim: u32, cfg: &MctsConfig) -> u32 {
+    pub(super) fn select(&self, tree: &Tree, sim: u32, cfg: &MctsConfig) -> u32 {
         let scores = self.scores(tree, cfg);
         let k = tree.children(0).len();
         let target = self.schedule.get(sim as usize).copied();
@@ -279,7 +279,7 @@ impl GumbelRoot {
 
     /// The action sequential halving ends on: among the considered actions visited most in this
     /// search, the best score. Returns a policy index.
-    pub fn final_action(&self, tree: &Tree, cfg: &MctsConfig) -> usize {
+    pub(super) fn final_action(&self, tree: &Tree, cfg: &MctsConfig) -> usize {
         let scores = self.scores(tree, cfg);
         let range = tree.children(0);
         let k = range.len();

@@ -69,7 +69,7 @@ pub(crate) struct SlotSearch {
 
 impl SlotSearch {
     /// A search over the start position of a default game.
-    pub fn new() -> SlotSearch {
+    pub(super) fn new() -> SlotSearch {
         SlotSearch {
             tree: Tree::new(),
             sims: 0,
@@ -98,27 +98,27 @@ impl SlotSearch {
     }
 
     /// Starts afresh at `game`'s position.
-    pub fn reset(&mut self, game: &Game) {
+    pub(super) fn reset(&mut self, game: &Game) {
         self.clear_search();
         self.tree.reset(game);
     }
 
     /// Gives up the search in progress (its evaluator failed): forgets the tree below the root,
     /// so the slot can search again from a clean state.
-    pub fn abandon(&mut self) {
+    pub(super) fn abandon(&mut self) {
         self.clear_search();
         self.tree.clear_below_root();
     }
 
     /// Puts `game` at the root, reusing the subtree when `game` continues the tree's game.
-    pub fn follow(&mut self, game: &Game, reuse: bool) {
+    pub(super) fn follow(&mut self, game: &Game, reuse: bool) {
         self.clear_search();
         self.tree.follow(game, reuse);
     }
 
     /// After `mv` was played in the game, now `game`: the move's subtree becomes the tree (or
     /// a fresh tree when `reuse` is off).
-    pub fn advance(&mut self, mv: Move, game: &Game, reuse: bool) {
+    pub(super) fn advance(&mut self, mv: Move, game: &Game, reuse: bool) {
         self.clear_search();
         if reuse {
             self.tree.advance(mv.relative(), game);
@@ -128,7 +128,7 @@ impl SlotSearch {
     }
 
     /// Whether the game at the root is over.
-    pub fn root_finished(&self) -> bool {
+    pub(super) fn root_finished(&self) -> bool {
         self.tree.root().state == NodeState::Terminal
     }
 
@@ -136,7 +136,7 @@ impl SlotSearch {
     /// PUCT; the Gumbel draw for Gumbel). `temperature`: within the first `temperature_plies`
     /// plies the move is drawn with the temperature (PUCT) or, for Gumbel without `noise`,
     /// with the Gumbel draw, which is how Gumbel samples its move.
-    pub fn begin<R: Rng + ?Sized>(
+    pub(super) fn begin<R: Rng + ?Sized>(
         &mut self,
         sims: u32,
         noise: bool,
@@ -178,14 +178,14 @@ impl SlotSearch {
     }
 
     /// Whether the search has spent its budget and has nothing in flight (or the game is over).
-    pub fn is_done(&self) -> bool {
+    pub(super) fn is_done(&self) -> bool {
         self.root_finished() || (self.root_ready && self.budget == 0 && self.pending.is_empty())
     }
 
     /// Selects up to `max_leaves` leaves and appends their positions to `positions`. Leaves that
     /// end the game are backed up at once. Returns the number of positions appended and whether
     /// the search advanced at all.
-    pub fn gather(
+    pub(super) fn gather(
         &mut self,
         cfg: &MctsConfig,
         max_leaves: u32,
@@ -264,13 +264,13 @@ impl SlotSearch {
     }
 
     /// Simulations started (and not abandoned) in this search.
-    pub fn started(&self) -> u32 {
+    pub(super) fn started(&self) -> u32 {
         self.started
     }
 
     /// Changes this search's budget to `total` simulations (at least those already started):
     /// a timed search that grows or ends its plan. A Gumbel root re-plans its halving.
-    pub fn resize(&mut self, total: u32, cfg: &MctsConfig) {
+    pub(super) fn resize(&mut self, total: u32, cfg: &MctsConfig) {
         let total = total.max(self.started);
         if total == self.sims {
             return;
@@ -285,7 +285,7 @@ impl SlotSearch {
     /// The search so far: the root value for the side to move (as [`SlotSearch::result`]
     /// reports it) and the principal variation (the move the search would play first), at
     /// most `max_len` moves. `None` before the root is evaluated or when the game is over.
-    pub fn progress(&self, cfg: &MctsConfig, max_len: usize) -> Option<(f32, Vec<Move>)> {
+    pub(super) fn progress(&self, cfg: &MctsConfig, max_len: usize) -> Option<(f32, Vec<Move>)> {
         if self.root_finished() || self.tree.root().state != NodeState::Expanded {
             return None;
         }
@@ -321,7 +321,12 @@ impl SlotSearch {
 
     /// Takes the evaluations of the leaves handed out by the last `gather`, in order: expands
     /// the leaves and backs their values up.
-    pub fn apply<R: Rng + ?Sized>(&mut self, cfg: &MctsConfig, evals: &[Evaluation], rng: &mut R) {
+    pub(super) fn apply<R: Rng + ?Sized>(
+        &mut self,
+        cfg: &MctsConfig,
+        evals: &[Evaluation],
+        rng: &mut R,
+    ) {
         debug_assert_eq!(evals.len(), self.pending.len());
         for (i, eval) in evals.iter().enumerate().take(self.pending.len()) {
             let leaf = self.pending[i];
@@ -336,7 +341,11 @@ impl SlotSearch {
     }
 
     /// The outcome of the finished search; `None` when the game at the root is over.
-    pub fn result<R: Rng + ?Sized>(&self, cfg: &MctsConfig, rng: &mut R) -> Option<MctsResult> {
+    pub(super) fn result<R: Rng + ?Sized>(
+        &self,
+        cfg: &MctsConfig,
+        rng: &mut R,
+    ) -> Option<MctsResult> {
         if self.root_finished() {
             return None;
         }

@@ -83,7 +83,7 @@ impl Node {
 
     /// Mean value for the side that moved into this node (0 when unvisited).
     #[inline]
-    pub fn q(&self) -> f32 {
+    pub(super) fn q(&self) -> f32 {
         if self.visits == 0 {
             0.0
         } else {
@@ -120,7 +120,7 @@ pub(crate) struct Tree {
 
 impl Tree {
     /// An empty tree for the start of a default game.
-    pub fn new() -> Tree {
+    pub(super) fn new() -> Tree {
         let mut t = Tree {
             nodes: Vec::new(),
             spare: Vec::new(),
@@ -138,7 +138,7 @@ impl Tree {
     }
 
     /// Forgets everything and puts `game`'s current position at the root.
-    pub fn reset(&mut self, game: &Game) {
+    pub(super) fn reset(&mut self, game: &Game) {
         self.nodes.clear();
         let mut root = Node::new(*game.position(), NONE, 0, false);
         if let Some(result) = game.result() {
@@ -151,7 +151,7 @@ impl Tree {
 
     /// Drops every node below the root and makes the root fresh again (after a search was
     /// abandoned with leaves in flight). The root's position and the game's history stay.
-    pub fn clear_below_root(&mut self) {
+    pub(super) fn clear_below_root(&mut self) {
         if self.root().state == NodeState::Terminal {
             return;
         }
@@ -176,20 +176,20 @@ impl Tree {
 
     /// The root node.
     #[inline]
-    pub fn root(&self) -> &Node {
+    pub(super) fn root(&self) -> &Node {
         &self.nodes[0]
     }
 
     /// The index range of `node`'s children.
     #[inline]
-    pub fn children(&self, node: u32) -> std::ops::Range<usize> {
+    pub(super) fn children(&self, node: u32) -> std::ops::Range<usize> {
         let n = &self.nodes[node as usize];
         let first = n.first_child as usize;
         first..first + n.num_children as usize
     }
 
     /// The root child for policy index `rel`, if the root has one.
-    pub fn root_child(&self, rel: usize) -> Option<u32> {
+    pub(super) fn root_child(&self, rel: usize) -> Option<u32> {
         self.children(0)
             .find(|&c| self.nodes[c].mv as usize == rel)
             .map(|c| c as u32)
@@ -198,7 +198,7 @@ impl Tree {
     /// The principal variation: the root child `first` (a policy index) or else the most
     /// visited one, then at each node its most visited child, while that child has visits;
     /// at most `max_len` moves.
-    pub fn principal_variation(&self, first: Option<usize>, max_len: usize) -> Vec<Move> {
+    pub(super) fn principal_variation(&self, first: Option<usize>, max_len: usize) -> Vec<Move> {
         let mut pv = Vec::new();
         let mut node = 0u32;
         while pv.len() < max_len {
@@ -220,7 +220,7 @@ impl Tree {
     }
 
     /// Visits of the root's children by policy index.
-    pub fn root_visits(&self) -> [u32; 6] {
+    pub(super) fn root_visits(&self) -> [u32; 6] {
         let mut v = [0; 6];
         for c in self.children(0) {
             let n = &self.nodes[c];
@@ -231,7 +231,7 @@ impl Tree {
 
     /// Starts a descent at the root: the line's history is the game's.
     #[inline]
-    pub fn begin_descent(&mut self) {
+    pub(super) fn begin_descent(&mut self) {
         self.seen.truncate(self.base_len);
         self.seen_from = 0;
         self.depth = 0;
@@ -239,7 +239,7 @@ impl Tree {
 
     /// Records that the descent stepped into `child`.
     #[inline]
-    pub fn step(&mut self, child: u32) {
+    pub(super) fn step(&mut self, child: u32) {
         let n = &self.nodes[child as usize];
         if n.captured {
             self.seen_from = self.seen.len();
@@ -250,19 +250,19 @@ impl Tree {
 
     /// The repetition history relevant to the node the descent has reached (its key included).
     #[inline]
-    pub fn line_history(&self) -> &[u128] {
+    pub(super) fn line_history(&self) -> &[u128] {
         &self.seen[self.seen_from..]
     }
 
     /// The ply count of the node the descent has reached.
     #[inline]
-    pub fn line_ply(&self) -> u32 {
+    pub(super) fn line_ply(&self) -> u32 {
         self.root_ply + self.depth
     }
 
     /// Creates the children of `node`, the node the current descent has reached, judging each
     /// for the end of the game. Priors are left at 0.
-    pub fn create_children(&mut self, node: u32) {
+    pub(super) fn create_children(&mut self, node: u32) {
         let pos = self.nodes[node as usize].pos;
         let moves = pos.legal_moves();
         let first = self.nodes.len() as u32;
@@ -288,7 +288,7 @@ impl Tree {
 
     /// Sets `node`'s children's priors from `eval` (renormalised over the legal moves; uniform
     /// if the evaluator gave them no mass) and its raw value, and marks it expanded.
-    pub fn set_evaluation(&mut self, node: u32, eval: &Evaluation) {
+    pub(super) fn set_evaluation(&mut self, node: u32, eval: &Evaluation) {
         let range = self.children(node);
         let mut sum = 0.0f32;
         for c in range.clone() {
@@ -315,7 +315,7 @@ impl Tree {
     /// Adds a simulation in flight to `node`: one visit worth `-virtual_loss` for the side that
     /// moved into it (the root's value is left alone).
     #[inline]
-    pub fn add_virtual(&mut self, node: u32, virtual_loss: f32) {
+    pub(super) fn add_virtual(&mut self, node: u32, virtual_loss: f32) {
         let n = &mut self.nodes[node as usize];
         n.visits += 1;
         if node != 0 {
@@ -325,7 +325,7 @@ impl Tree {
 
     /// Backs up `value` (for the side to move at `leaf`) from `leaf` to the root, replacing the
     /// virtual loss each node on the path received when the simulation was selected.
-    pub fn backup(&mut self, leaf: u32, value: f32, virtual_loss: f32) {
+    pub(super) fn backup(&mut self, leaf: u32, value: f32, virtual_loss: f32) {
         let mut v = -value;
         let mut node = leaf;
         while node != NONE {
@@ -338,7 +338,7 @@ impl Tree {
     }
 
     /// Undoes the virtual visits of an abandoned selection ending at `leaf`.
-    pub fn revert(&mut self, leaf: u32, virtual_loss: f32) {
+    pub(super) fn revert(&mut self, leaf: u32, virtual_loss: f32) {
         let mut node = leaf;
         while node != NONE {
             let n = &mut self.nodes[node as usize];
@@ -353,7 +353,7 @@ impl Tree {
     /// Puts `game` at the root, keeping the subtree that is already there when `game` continues
     /// the game the tree was built for (same start, same moves so far, then the moves played
     /// since) and `reuse` is set; otherwise starts afresh.
-    pub fn follow(&mut self, game: &Game, reuse: bool) {
+    pub(super) fn follow(&mut self, game: &Game, reuse: bool) {
         let known = self.game_moves.len();
         let continues = reuse
             && *game.start() == self.game_start
@@ -376,7 +376,7 @@ impl Tree {
     /// Makes the root's child for policy index `rel` the new root, keeping its subtree, then
     /// takes `game`'s history; `game` must be the game after that move. Starts afresh when the
     /// child does not exist or does not match the game.
-    pub fn advance(&mut self, rel: usize, game: &Game) {
+    pub(super) fn advance(&mut self, rel: usize, game: &Game) {
         if self.reroot(rel) {
             self.take_game(game);
         } else {
@@ -437,7 +437,7 @@ impl Tree {
 
     /// Backs up `value` (for the side to move at `leaf`) from `leaf` to the root, adding one
     /// visit to every node of the path (the rollout search, which uses no virtual loss).
-    pub fn backup_visit(&mut self, leaf: u32, value: f32) {
+    pub(super) fn backup_visit(&mut self, leaf: u32, value: f32) {
         let mut v = -value;
         let mut node = leaf;
         while node != NONE {

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 /// A move that was played and what it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LastMove {
+pub(super) struct LastMove {
     /// The move.
     pub mv: Move,
     /// Its captures, or the cancelled grand slam.
@@ -48,7 +48,7 @@ fn side_colour(side: Side) -> &'static str {
 }
 
 /// `"South"` or `"North"`.
-pub fn title(side: Side) -> &'static str {
+pub(super) fn title(side: Side) -> &'static str {
     match side {
         Side::South => "South",
         Side::North => "North",
@@ -57,7 +57,7 @@ pub fn title(side: Side) -> &'static str {
 
 /// What a move did: `captured 3 seeds`, `grand slam, the capture was cancelled` or
 /// `no capture`.
-pub fn effect_text(effect: &MoveEffect) -> String {
+pub(super) fn effect_text(effect: &MoveEffect) -> String {
     if effect.grand_slam {
         "grand slam, the capture was cancelled".to_string()
     } else if effect.captured > 0 {
@@ -68,7 +68,7 @@ pub fn effect_text(effect: &MoveEffect) -> String {
 }
 
 /// One-line description of the last move: who played what and what it captured.
-pub fn describe_last(last: &LastMove) -> String {
+pub(super) fn describe_last(last: &LastMove) -> String {
     format!(
         "{} {}: {}",
         title(last.mv.owner()),
@@ -80,7 +80,7 @@ pub fn describe_last(last: &LastMove) -> String {
 /// The position to draw: the current one, except after an ending that collects the board (no
 /// move, repetition, ply limit), where it is the position the last move made, seeds still on
 /// the rows, so the person sees what was collected.
-pub fn board_before_settling(game: &Game) -> Position {
+pub(super) fn board_before_settling(game: &Game) -> Position {
     let settles = game
         .result()
         .is_some_and(|r| r.reason != EndReason::Captured25);
@@ -98,7 +98,7 @@ pub fn board_before_settling(game: &Game) -> Position {
 
 /// Draws `game` as text. `names` are optional labels for South and North (e.g. `you`, the AI's
 /// name); `last` is the move that led here. Colour is used only when `colour` is true.
-pub fn render(
+pub(super) fn render(
     game: &Game,
     last: Option<&LastMove>,
     names: &[Option<String>; 2],

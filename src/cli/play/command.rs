@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// One command typed at the prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(super) enum Command {
     /// Sow from a house (`a`–`f`, `A`–`F`).
     Play(Move),
     /// Ask the AI for a suggestion.
@@ -29,7 +29,7 @@ pub enum Command {
 }
 
 /// The help text listing every command.
-pub const HELP: &str = "\
+pub(super) const HELP: &str = "\
 Commands:
   a-f / A-F    sow from that house (South owns a-f, North owns A-F)
   hint         ask the AI for a move, with its evaluation
@@ -43,7 +43,7 @@ Commands:
   quit         leave (end of input does the same)";
 
 /// Parses one line. `Ok(None)` for a blank line; `Err` holds a one-line explanation.
-pub fn parse(line: &str) -> Result<Option<Command>, String> {
+pub(super) fn parse(line: &str) -> Result<Option<Command>, String> {
     let mut words = line.split_whitespace();
     let Some(word) = words.next() else {
         return Ok(None);

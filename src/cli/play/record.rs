@@ -36,7 +36,7 @@ fn read_bounded(path: &Path) -> anyhow::Result<String> {
 
 /// Loads game `which` (1-based; needed only when the file holds several) from `path`. A file
 /// with no moves at all is the start position.
-pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<LastMove>)> {
+pub(super) fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<LastMove>)> {
     let text = read_bounded(path)?;
     let games = games_in(&text);
     let (line, record) = match (games.len(), which) {
@@ -61,7 +61,7 @@ pub fn load(path: &Path, which: Option<usize>) -> anyhow::Result<(Game, Option<L
 
 /// The temporary name `save` writes before renaming: hidden, next to the target.
 /// Writes the game's record (one line, moves separated by spaces) to `path` atomically.
-pub fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
+pub(super) fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
     oware_engine::atomic_file::write_atomic(path, format!("{}\n", game.record()).as_bytes())
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }

@@ -12,7 +12,7 @@ use std::io::{BufRead, Write};
 
 /// How the session talks to the person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Terminal {
+pub(super) struct Terminal {
     /// ANSI colour in the board.
     pub colour: bool,
     /// A spinner on stderr while the AI thinks.
@@ -22,7 +22,7 @@ pub struct Terminal {
 }
 
 /// Where hints come from when there is no AI opponent.
-pub struct HintSource {
+pub(super) struct HintSource {
     /// The spec to build the hint player from, on the first `hint`.
     pub spec: String,
     /// Seed for that player.
@@ -32,7 +32,7 @@ pub struct HintSource {
 }
 
 /// The state of one play session.
-pub struct Session<W: Write> {
+pub(super) struct Session<W: Write> {
     game: Game,
     last: Option<LastMove>,
     /// The person's side when playing the AI; `None` when two people share the keyboard.
@@ -56,7 +56,7 @@ enum Flow {
 }
 
 /// Moves numbered by South–North pairs: `1. c F  2. a B  3. d`.
-pub fn numbered(moves: &[Move]) -> String {
+pub(super) fn numbered(moves: &[Move]) -> String {
     moves
         .chunks(2)
         .enumerate()
@@ -86,7 +86,7 @@ fn truncated(game: &Game, keep: usize) -> (Game, Option<LastMove>) {
 impl<W: Write> Session<W> {
     /// A session on `game` (with `last` the move that led to it). `ai` plays the side that is
     /// not `human`; with `ai` `None` both sides are typed in and `hints` supplies hints.
-    pub fn new(
+    pub(super) fn new(
         game: Game,
         last: Option<LastMove>,
         human: Side,
@@ -127,7 +127,7 @@ impl<W: Write> Session<W> {
     }
 
     /// Prints the opening lines.
-    pub fn greet(&mut self) -> std::io::Result<()> {
+    pub(super) fn greet(&mut self) -> std::io::Result<()> {
         writeln!(
             self.out,
             "Oware (Abapa rules). South owns a-f and moves first; North owns A-F."
@@ -154,7 +154,7 @@ impl<W: Write> Session<W> {
     }
 
     /// Runs the session, reading commands from `input` until `quit` or the end of input.
-    pub fn run(&mut self, input: impl BufRead) -> anyhow::Result<()> {
+    pub(super) fn run(&mut self, input: impl BufRead) -> anyhow::Result<()> {
         self.greet()?;
         let mut lines = BoundedLines::new(input, MAX_LINE_BYTES);
         loop {

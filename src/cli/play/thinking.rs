@@ -11,7 +11,7 @@ const SHOW_AFTER: Duration = Duration::from_millis(150);
 
 /// Asks `player` for a move in `game` (not over). With `spinner` on, a thread draws a spinner
 /// and the elapsed time on stderr until the player answers, then clears its line.
-pub fn think(
+pub(super) fn think(
     player: &mut dyn Player,
     game: &Game,
     spinner: bool,

@@ -15,17 +15,17 @@ use std::time::{Duration, Instant};
 use crate::common::BIN;
 
 /// `configs/tiny.toml`.
-pub use super::TINY;
+pub(crate) use super::TINY;
 /// How long a test waits for anything.
-pub const LIMIT: Duration = Duration::from_secs(180);
+pub(crate) const LIMIT: Duration = Duration::from_secs(180);
 
 /// A child process of a test, killed (SIGKILL) and waited for when dropped: a failing
 /// assertion leaves nothing running. Derefs to the [`Child`].
-pub struct Proc(Child);
+pub(crate) struct Proc(Child);
 
 impl Proc {
     /// Guards `child`.
-    pub fn new(child: Child) -> Proc {
+    pub(crate) fn new(child: Child) -> Proc {
         Proc(child)
     }
 }
@@ -53,7 +53,7 @@ impl Drop for Proc {
 
 /// The TLS set-up of a test's Redis: its certificate files, and whether it asks clients for
 /// certificates.
-pub struct ServerTls {
+pub(crate) struct ServerTls {
     /// The server's certificate (PEM).
     pub cert: PathBuf,
     /// Its private key (PEM).
@@ -68,7 +68,7 @@ pub struct ServerTls {
 }
 
 /// A `redis-server` of this test, stopped when dropped.
-pub struct Redis {
+pub(crate) struct Redis {
     child: Option<Proc>,
     /// Its port (the TLS port with `tls`).
     pub port: u16,
@@ -83,17 +83,17 @@ fn redis_binary() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-pub use super::free_port;
+pub(crate) use super::free_port;
 
 impl Redis {
     /// Starts one, or `None` (with a loud message) where redis-server is not installed.
-    pub fn start(dir: &Path) -> Option<Redis> {
+    pub(crate) fn start(dir: &Path) -> Option<Redis> {
         Redis::start_with(dir, None)
     }
 
     /// Starts one that speaks only TLS (`--port 0 --tls-port P`), or `None` with a loud
     /// message where redis-server is not installed or was built without TLS.
-    pub fn start_tls(dir: &Path, tls: ServerTls) -> Option<Redis> {
+    pub(crate) fn start_tls(dir: &Path, tls: ServerTls) -> Option<Redis> {
         Redis::start_with(dir, Some(tls))
     }
 
@@ -123,7 +123,7 @@ impl Redis {
     }
 
     /// Starts the server (again, on the same port).
-    pub fn up(&mut self) {
+    pub(crate) fn up(&mut self) {
         let bin = redis_binary().expect("redis-server");
         let log_path = self.dir.join(format!("redis-{}.log", self.port));
         let log = File::create(&log_path).expect("log");
@@ -169,12 +169,12 @@ impl Redis {
     }
 
     /// Stops it (SIGKILL: nothing is kept, as after a crash of a Redis without persistence).
-    pub fn down(&mut self) {
+    pub(crate) fn down(&mut self) {
         self.child.take();
     }
 
     /// Its URL (`rediss://` with TLS).
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         let scheme = if self.tls.is_some() {
             "rediss"
         } else {
@@ -184,7 +184,7 @@ impl Redis {
     }
 
     /// A connection, through the broker's own [`connect`] (TLS with the test's CA).
-    pub fn con(&self) -> anyhow::Result<redis::Connection> {
+    pub(crate) fn con(&self) -> anyhow::Result<redis::Connection> {
         let files = self
             .tls
             .as_ref()
@@ -224,7 +224,7 @@ fn built_with_tls(bin: &Path) -> bool {
 }
 
 /// Starts `oware ARGS` with extra environment variables, its stderr into `log`.
-pub fn spawn_env(args: &[&str], env: &[(&str, &Path)], log: &Path) -> Proc {
+pub(crate) fn spawn_env(args: &[&str], env: &[(&str, &Path)], log: &Path) -> Proc {
     let mut cmd = Command::new(BIN);
     for (k, v) in env {
         cmd.env(k, v);
@@ -240,12 +240,12 @@ pub fn spawn_env(args: &[&str], env: &[(&str, &Path)], log: &Path) -> Proc {
 }
 
 /// Starts `oware ARGS`, its stderr into `log`.
-pub fn spawn(args: &[&str], log: &Path) -> Proc {
+pub(crate) fn spawn(args: &[&str], log: &Path) -> Proc {
     spawn_env(args, &[], log)
 }
 
 /// The arguments of a learner on `configs/tiny.toml` (`extra` after `--broker URL`).
-pub fn learner_args<'a>(run: &'a Path, url: &'a str, sets: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn learner_args<'a>(run: &'a Path, url: &'a str, sets: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "train",
         "--config",
@@ -263,12 +263,12 @@ pub fn learner_args<'a>(run: &'a Path, url: &'a str, sets: &[&'a str]) -> Vec<&'
 }
 
 /// Starts a learner on `configs/tiny.toml`.
-pub fn learner(run: &Path, url: &str, sets: &[&str], log: &Path) -> Proc {
+pub(crate) fn learner(run: &Path, url: &str, sets: &[&str], log: &Path) -> Proc {
     spawn(&learner_args(run, url, sets), log)
 }
 
 /// The arguments of a one-thread worker with a JSON summary (`extra` at the end).
-pub fn worker_args<'a>(url: &'a str, run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn worker_args<'a>(url: &'a str, run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "worker",
         "--broker",
@@ -284,12 +284,12 @@ pub fn worker_args<'a>(url: &'a str, run: &'a str, extra: &[&'a str]) -> Vec<&'a
 }
 
 /// Starts a one-thread worker with a JSON summary.
-pub fn worker(url: &str, run: &str, extra: &[&str], log: &Path) -> Proc {
+pub(crate) fn worker(url: &str, run: &str, extra: &[&str], log: &Path) -> Proc {
     spawn(&worker_args(url, run, extra), log)
 }
 
 /// Sends SIGINT (Ctrl-C).
-pub fn sigint(child: &Child) {
+pub(crate) fn sigint(child: &Child) {
     let ok = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -299,7 +299,11 @@ pub fn sigint(child: &Child) {
 }
 
 /// Waits for `child` to exit (at most `LIMIT`); its exit status and stdout.
-pub fn exit_of(mut child: Proc, what: &str, log: &Path) -> (std::process::ExitStatus, String) {
+pub(crate) fn exit_of(
+    mut child: Proc,
+    what: &str,
+    log: &Path,
+) -> (std::process::ExitStatus, String) {
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -318,7 +322,7 @@ pub fn exit_of(mut child: Proc, what: &str, log: &Path) -> (std::process::ExitSt
 }
 
 /// Waits for `child` to exit (at most `LIMIT`), asserting success; its stdout.
-pub fn finish(child: Proc, what: &str, log: &Path) -> String {
+pub(crate) fn finish(child: Proc, what: &str, log: &Path) -> String {
     let (status, out) = exit_of(child, what, log);
     let err = std::fs::read_to_string(log).unwrap_or_default();
     assert!(status.success(), "{what} failed ({status}):\n{err}\n{out}");
@@ -326,7 +330,7 @@ pub fn finish(child: Proc, what: &str, log: &Path) -> String {
 }
 
 /// The latest checkpoint's `meta.json`.
-pub fn meta(run: &Path) -> Option<Value> {
+pub(crate) fn meta(run: &Path) -> Option<Value> {
     let latest = std::fs::read_to_string(run.join("checkpoints/latest")).ok()?;
     let path = run
         .join("checkpoints")
@@ -336,12 +340,12 @@ pub fn meta(run: &Path) -> Option<Value> {
 }
 
 /// The latest checkpoint's step (0 without one).
-pub fn step(run: &Path) -> u64 {
+pub(crate) fn step(run: &Path) -> u64 {
     meta(run).and_then(|m| m["step"].as_u64()).unwrap_or(0)
 }
 
 /// Waits until `cond` holds (failing after `LIMIT`, with `log`).
-pub fn wait_for(what: &str, log: &Path, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, log: &Path, mut cond: impl FnMut() -> bool) {
     let started = Instant::now();
     while !cond() {
         if started.elapsed() > LIMIT {
@@ -355,6 +359,6 @@ pub fn wait_for(what: &str, log: &Path, mut cond: impl FnMut() -> bool) {
 }
 
 /// The broker's state in the latest checkpoint.
-pub fn broker_state(run: &Path) -> Value {
+pub(crate) fn broker_state(run: &Path) -> Value {
     meta(run).expect("a checkpoint")["extra"]["broker"].clone()
 }

@@ -4,24 +4,24 @@
 
 #![allow(dead_code)] // some helpers serve only the ignored (slow) tests
 
-pub mod broker;
+pub(crate) mod broker;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
-pub const BIN: &str = env!("CARGO_BIN_EXE_oware");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_oware");
 
 /// The tiny config of the tests (`configs/tiny.toml`).
-pub const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+pub(crate) const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
 
 /// The variable that makes a missing service (redis-server, Chromium) a test failure instead
 /// of a loud skip; `.ci/run` sets it, so CI cannot pass by skipping.
-pub const REQUIRE_SERVICES: &str = "OWARE_REQUIRE_SERVICES";
+pub(crate) const REQUIRE_SERVICES: &str = "OWARE_REQUIRE_SERVICES";
 
 /// A test cannot find a real service it needs (`what` says which and how to get it): with
 /// [`REQUIRE_SERVICES`]`=1` the test fails, otherwise it says so loudly and the caller skips.
-pub fn missing_service(what: &str) {
+pub(crate) fn missing_service(what: &str) {
     if std::env::var(REQUIRE_SERVICES).is_ok_and(|v| v == "1") {
         panic!("{what} ({REQUIRE_SERVICES}=1: a missing service fails the test)");
     }
@@ -29,7 +29,7 @@ pub fn missing_service(what: &str) {
 }
 
 /// A free port of 127.0.0.1.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .expect("a free port")
         .local_addr()
@@ -38,7 +38,7 @@ pub fn free_port() -> u16 {
 }
 
 /// A fresh, empty scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("oware-it-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -46,7 +46,7 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// Runs `oware ARGS` with no standard input and returns its output.
-pub fn oware(args: &[&str]) -> Output {
+pub(crate) fn oware(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
@@ -55,7 +55,7 @@ pub fn oware(args: &[&str]) -> Output {
 }
 
 /// Standard output and standard error together, for assertion messages.
-pub fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),

@@ -11,10 +11,10 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// How long a test waits for any one message.
-pub const WAIT: Duration = Duration::from_secs(20);
+pub(super) const WAIT: Duration = Duration::from_secs(20);
 
 /// A running `oware serve`, killed when dropped.
-pub struct Server {
+pub(super) struct Server {
     child: Child,
     /// `127.0.0.1:PORT`.
     pub addr: String,
@@ -22,7 +22,7 @@ pub struct Server {
 
 impl Server {
     /// Starts `oware serve --addr 127.0.0.1:0 ARGS` and waits for its address.
-    pub fn start(args: &[&str]) -> Server {
+    pub(super) fn start(args: &[&str]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(args)
@@ -49,22 +49,22 @@ impl Server {
     }
 
     /// The URL of `path`.
-    pub fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// The server's process id (for its memory in /proc).
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// A new WebSocket client.
-    pub async fn client(&self) -> Client {
+    pub(super) async fn client(&self) -> Client {
         Client::connect(&self.addr).await
     }
 
     /// GETs `path`: status, content type and body.
-    pub fn get(&self, path: &str) -> (u16, String, String) {
+    pub(super) fn get(&self, path: &str) -> (u16, String, String) {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .build()
@@ -91,13 +91,13 @@ impl Drop for Server {
 }
 
 /// A WebSocket client of the server.
-pub struct Client {
+pub(super) struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
 
 impl Client {
     /// Connects to `/ws`.
-    pub async fn connect(addr: &str) -> Client {
+    pub(super) async fn connect(addr: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .expect("WebSocket handshake");
@@ -106,7 +106,10 @@ impl Client {
 
     /// Connects to `/ws` from the loopback address `source` (any of 127.0.0.0/8), as a
     /// client of another address would; the error when the server refuses.
-    pub async fn connect_from(addr: &str, source: std::net::Ipv4Addr) -> Result<Client, String> {
+    pub(super) async fn connect_from(
+        addr: &str,
+        source: std::net::Ipv4Addr,
+    ) -> Result<Client, String> {
         let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
         socket
             .bind((source, 0).into())
@@ -123,12 +126,12 @@ impl Client {
     }
 
     /// Sends a JSON message.
-    pub async fn send(&mut self, v: Value) {
+    pub(super) async fn send(&mut self, v: Value) {
         self.send_text(&v.to_string()).await;
     }
 
     /// Sends any text.
-    pub async fn send_text(&mut self, text: &str) {
+    pub(super) async fn send_text(&mut self, text: &str) {
         self.ws
             .send(Message::Text(text.into()))
             .await
@@ -136,12 +139,12 @@ impl Client {
     }
 
     /// Sends a raw frame.
-    pub async fn send_message(&mut self, m: Message) {
+    pub(super) async fn send_message(&mut self, m: Message) {
         self.ws.send(m).await.expect("sends");
     }
 
     /// The next text message as JSON; `None` when the server closed the connection.
-    pub async fn next(&mut self) -> Option<Value> {
+    pub(super) async fn next(&mut self) -> Option<Value> {
         loop {
             let frame = tokio::time::timeout(WAIT, self.ws.next())
                 .await
@@ -157,7 +160,7 @@ impl Client {
     }
 
     /// The next close frame's code, skipping text; `None` if the stream just ended.
-    pub async fn close_code(&mut self) -> Option<u16> {
+    pub(super) async fn close_code(&mut self) -> Option<u16> {
         loop {
             let frame = tokio::time::timeout(WAIT, self.ws.next())
                 .await
@@ -171,7 +174,7 @@ impl Client {
     }
 
     /// The next message of type `ty`, skipping others.
-    pub async fn expect(&mut self, ty: &str) -> Value {
+    pub(super) async fn expect(&mut self, ty: &str) -> Value {
         loop {
             let m = self
                 .next()
@@ -184,14 +187,14 @@ impl Client {
     }
 
     /// The next error reply, which must have `code`.
-    pub async fn expect_error(&mut self, code: &str) -> Value {
+    pub(super) async fn expect_error(&mut self, code: &str) -> Value {
         let e = self.expect("error").await;
         assert_eq!(e["code"], code, "{e}");
         e
     }
 
     /// The next state satisfying `pred`.
-    pub async fn state_where(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(super) async fn state_where(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         loop {
             let s = self.expect("state").await;
             if pred(&s) {
@@ -201,12 +204,12 @@ impl Client {
     }
 
     /// The next state at ply `ply`.
-    pub async fn state_at(&mut self, ply: u64) -> Value {
+    pub(super) async fn state_at(&mut self, ply: u64) -> Value {
         self.state_where(|s| s["ply"] == ply).await
     }
 
     /// Sends `request` and returns `joined` and the first state.
-    pub async fn join(&mut self, request: Value) -> (Value, Value) {
+    pub(super) async fn join(&mut self, request: Value) -> (Value, Value) {
         self.send(request).await;
         let joined = self.expect("joined").await;
         let state = self.expect("state").await;
@@ -214,14 +217,14 @@ impl Client {
     }
 
     /// Plays `house` and waits for the state after it.
-    pub async fn play(&mut self, house: &str, ply_after: u64) -> Value {
+    pub(super) async fn play(&mut self, house: &str, ply_after: u64) -> Value {
         self.send(json!({"type": "move", "house": house})).await;
         self.state_at(ply_after).await
     }
 }
 
 /// `oware replay --json` of one line of moves: its JSON object.
-pub fn replay_json(moves: &str) -> Value {
+pub(super) fn replay_json(moves: &str) -> Value {
     let mut child = Command::new(BIN)
         .args(["replay", "--json"])
         .stdin(Stdio::piped())
@@ -239,7 +242,7 @@ pub fn replay_json(moves: &str) -> Value {
 }
 
 /// The fields of a state that `oware replay --json` also writes.
-pub fn replay_fields(state: &Value) -> Value {
+pub(super) fn replay_fields(state: &Value) -> Value {
     let keys = [
         "board", "captured", "to_move", "ply", "legal", "terminal", "result",
     ];
@@ -251,7 +254,7 @@ pub fn replay_fields(state: &Value) -> Value {
 }
 
 /// The moves of a state as a line for `oware replay`.
-pub fn moves_line(state: &Value) -> String {
+pub(super) fn moves_line(state: &Value) -> String {
     state["moves"]
         .as_array()
         .expect("moves")
