@@ -89,13 +89,17 @@ mod unmove;
 pub use bounds::{Bounds, CODES};
 pub use build::{BuildError, BuildEvent, TableReport, build_tables};
 pub use file::{
-    FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
+    FORMAT_VERSION, FileError, HEADER_LEN, OLDEST_READ_VERSION, RULES, file_name, file_version,
+    read_table, table_path, write_table,
 };
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{Verdict, judge};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves};
-pub use solve::{SolveEvent, SolveStats, entry_bounds, solve_table};
+pub use solve::{
+    DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, SolveEvent, SolveOptions, SolveStats, entry_bounds,
+    solve_table, solve_table_with,
+};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};
 
