@@ -66,6 +66,15 @@ pub enum FileError {
         /// What happened.
         source: io::Error,
     },
+    /// The file is an intact table of an older format version, without entry values: it is
+    /// read (see [`read_table`]) but a build replaces it.
+    #[error("{}: format version {version}, without entry values: `oware egtb build` rebuilds it", path.display())]
+    Outdated {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        version: u32,
+    },
     /// The file's content is not the table it should be.
     #[error("{}: {reason}", path.display())]
     Invalid {

@@ -249,8 +249,9 @@ impl Tables {
     /// Every legal move of the game's position with its interval, using the game's history:
     /// a quiet move back to a position seen since the last capture ends the game (each side
     /// its row) and is exact, and a capture leads to a position with an empty history, whose
-    /// first move cannot repeat. The position's interval is the best of its moves', narrowed
-    /// by the stored one. `None` when the game is over or the board is not covered.
+    /// first move cannot repeat (its entry interval holds). The position's interval is the best
+    /// of its moves', narrowed by the stored one, or by its entry interval when nothing was
+    /// played since the last capture. `None` when the game is over or the board is not covered.
     pub fn analyse(&self, game: &Game) -> Option<Analysis> {
         if game.is_over() {
             return None;
@@ -290,8 +291,13 @@ impl Tables {
                 repeats,
             });
         }
-        // The moves' best and the stored interval both hold after this history.
-        let stored = probe.bounds;
+        // The moves' best and the stored interval both hold after this history; right after a
+        // capture (or at the start) so does the entry interval.
+        let stored = if seen.len() <= 1 {
+            self.entry(&pos)?
+        } else {
+            probe.bounds
+        };
         probe.bounds = Bounds {
             lo: moves
                 .iter()
