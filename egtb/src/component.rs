@@ -204,33 +204,44 @@ impl Components<'_> {
         } else {
             init(members);
         }
+        // One full sweep, then only the members with a child that changed (their parents are
+        // marked when it changes).
+        let mut full = true;
         loop {
             let moved = AtomicU64::new(0);
+            let looked = AtomicU64::new(0);
             let work = |part: &[u32]| {
-                let mut m = 0u64;
+                let (mut m, mut seen) = (0u64, 0u64);
                 let mut cursor = Cursor::new(n);
                 for &v in part {
+                    if !full && !self.dirty.take_bit(v as u64) {
+                        continue;
+                    }
                     let (ol, oh) = unpack(self.entry[v as usize].load(Relaxed));
                     if ol == oh {
                         continue;
                     }
+                    seen += 1;
                     let board = cursor.seek(v as u64);
                     let (nl, nh) = self.evaluate_entry(v, &board, id, ids);
                     let (l, h) = (ol.max(nl), oh.min(nh));
                     if (l, h) != (ol, oh) {
-                        debug_assert!(l <= h, "sound entry bounds cannot cross");
-                        self.entry[v as usize].store(pack(l, h.max(l)), Relaxed);
+                        assert!(l <= h, "sound entry bounds cannot cross");
+                        self.entry[v as usize].store(pack(l, h), Relaxed);
+                        self.mark_parents(&board, id, ids);
                         m += 1;
                     }
                 }
                 moved.fetch_add(m, Relaxed);
+                looked.fetch_add(seen, Relaxed);
             };
             if par {
                 members.par_chunks(CHUNK).for_each(work);
             } else {
                 work(members);
             }
-            self.expanded.fetch_add(members.len() as u64, Relaxed);
+            self.expanded.fetch_add(looked.into_inner(), Relaxed);
+            full = false;
             if moved.into_inner() == 0 {
                 break;
             }
