@@ -72,7 +72,7 @@ pub struct SolveOptions {
 }
 
 /// The default [`SolveOptions::exact_up_to`].
-pub const DEFAULT_EXACT_UP_TO: u8 = 7;
+pub const DEFAULT_EXACT_UP_TO: u8 = 6;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
 
