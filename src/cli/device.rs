@@ -32,8 +32,8 @@ const RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";
 #[cfg(all(feature = "wgpu", target_os = "linux"))]
 pub(crate) fn quiet_vulkan_loader() -> Option<String> {
     use std::os::unix::process::CommandExt;
-    let valid = std::env::var_os(RUNTIME_DIR)
-        .is_some_and(|v| std::path::Path::new(&v).is_absolute());
+    let valid =
+        std::env::var_os(RUNTIME_DIR).is_some_and(|v| std::path::Path::new(&v).is_absolute());
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if valid || !wants_wgpu(args.iter().skip(1)) {
         return None;
@@ -50,7 +50,11 @@ pub(crate) fn quiet_vulkan_loader() -> Option<String> {
     };
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
-        Err(e) => return Some(explain(format!("cannot find this program to restart it: {e}"))),
+        Err(e) => {
+            return Some(explain(format!(
+                "cannot find this program to restart it: {e}"
+            )));
+        }
     };
     let mut cmd = std::process::Command::new(exe);
     if let Some(arg0) = args.first() {

@@ -213,7 +213,9 @@ fn the_network_computes_on_wgpu_what_it_computes_on_the_cpu() {
                 let client = service.client();
                 s.spawn(move || {
                     let mut got = vec![BLANK; chunk.len()];
-                    client.evaluate(chunk, &mut got).expect("service evaluations");
+                    client
+                        .evaluate(chunk, &mut got)
+                        .expect("service evaluations");
                     for (g, w) in got.iter().zip(want) {
                         assert!((g.value - w.value).abs() <= 1e-4, "{g:?} vs {w:?}");
                         for (p, q) in g.policy.iter().zip(&w.policy) {
@@ -364,7 +366,10 @@ fn bench_on_wgpu_prints_its_figures() {
             assert!(row["evals_per_sec"].as_f64().expect("rate") > 0.0, "{row}");
         }
     }
-    assert!(j["learner"]["steps_per_sec"].as_f64().expect("rate") > 0.0, "{j}");
+    assert!(
+        j["learner"]["steps_per_sec"].as_f64().expect("rate") > 0.0,
+        "{j}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("device: wgpu: "), "{stderr}");
     assert!(stderr.contains("learner: "), "{stderr}");
