@@ -73,6 +73,7 @@ fn adapter() -> Option<String> {
         "0",
         "--json",
     ]);
+    assert_quiet(&out);
     if !out.status.success() {
         let msg = text(&out);
         assert!(
@@ -263,6 +264,7 @@ fn a_tiny_run_trains_on_wgpu_resumes_after_a_kill_and_plays_on_the_cpu() {
         "schedule.checkpoint_every_steps=3",
         "--set",
         "eval.every_steps=0",
+        "--quiet",
     ])
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
