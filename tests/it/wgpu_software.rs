@@ -401,9 +401,12 @@ fn the_gpu_check_script_runs_on_wgpu() {
             "--selfplay-seconds",
             "3",
             "--train-minutes",
-            "0.2",
+            "0.3",
             "--set",
             "eval.sims=4",
+            // The first learner step early, however slow the software device's self-play.
+            "--set",
+            "replay.min_samples=200",
         ])
         .env(SOFTWARE, "1")
         .env_remove(RUNTIME_DIR)
