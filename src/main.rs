@@ -9,6 +9,11 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Before any thread starts: may restart this process with XDG_RUNTIME_DIR set.
+    #[cfg(all(feature = "wgpu", target_os = "linux"))]
+    if let Some(note) = cli::device::quiet_vulkan_loader() {
+        eprintln!("{note}");
+    }
     match cli::run() {
         Ok(code) => code,
         Err(err) => {

@@ -3,7 +3,7 @@
 
 mod bench;
 mod broker_tls;
-mod device;
+pub(crate) mod device;
 mod egtb;
 mod engine;
 mod judge;

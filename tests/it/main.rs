@@ -22,3 +22,5 @@ mod common;
 mod layers;
 mod serve;
 mod soak_resume;
+#[cfg(feature = "wgpu")]
+mod wgpu_software;
