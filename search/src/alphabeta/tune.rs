@@ -101,9 +101,7 @@ pub fn samples_from_records(
             }
         }
         for (ply, pos) in positions {
-            if ply < options.skip_plies
-                || pos.has_winning_capture()
-                || pos.legal_moves().is_empty()
+            if ply < options.skip_plies || pos.has_winning_capture() || pos.legal_moves().is_empty()
             {
                 continue;
             }
