@@ -147,6 +147,7 @@ fn loss_term(p: f64, y: f64) -> f64 {
 }
 
 /// Solves `a · x = b` by Gaussian elimination with partial pivoting.
+#[allow(clippy::needless_range_loop)] // matrix indices read better than iterator chains
 fn solve(mut a: [[f64; TERMS]; TERMS], mut b: [f64; TERMS]) -> Option<[f64; TERMS]> {
     for col in 0..TERMS {
         let pivot = (col..TERMS).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
@@ -223,6 +224,7 @@ pub fn weights_log_loss(samples: &[Sample], weights: &EvalWeights) -> (f64, f64)
 /// Fits the weights to `samples` (see the module docs). An error when there are no samples,
 /// when the fitted captured difference does not count in favour of its side (the records say
 /// nothing about winning), or when the system is singular.
+#[allow(clippy::needless_range_loop)] // matrix indices read better than iterator chains
 pub fn fit(samples: &[Sample]) -> Result<Fit, String> {
     if samples.is_empty() {
         return Err("no positions to fit (no games, or all shorter than the plies skipped)".into());
