@@ -21,6 +21,10 @@ pub const MAX_DEPTH: u32 = 120;
 /// does not grow with time (a fixed table); a timed MCTS search also stops at [`MAX_SIMS`].
 pub const MAX_MILLIS: u64 = 86_400_000;
 
+/// The largest alpha-beta transposition table, in MiB (`alphabeta:...,tt_mb=N`): a player
+/// allocates its table once, per game in a match, on every match thread.
+pub const MAX_TT_MB: u32 = 4096;
+
 /// The most games one match or self-play command plays (`oware pit --games`,
 /// `oware selfplay --games`, `eval.games`). A match keeps every finished game (its moves and
 /// repetition history, at most about 17 KB each) until it reports.

@@ -6,6 +6,7 @@ use anyhow::Context;
 use oware_arena::{Contestant, NetworkSide, PlayerFactory};
 use oware_egtb::Tables;
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
+use oware_search::alphabeta::{AlphaBetaOptions, EvalWeights};
 use oware_search::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
 use oware_search::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer, TableEvaluator};
 use std::path::Path;
@@ -130,6 +131,45 @@ pub fn load_tables(dir: &Path) -> anyhow::Result<Arc<Tables>> {
     Ok(Arc::new(tables))
 }
 
+/// The evaluation weights an `eval=` names: `classic` and `tuned` are the shipped sets
+/// (`models/alphabeta/`), anything else a weights file (`./classic` for a file of that name).
+/// A missing, damaged or foreign file is an error naming it.
+pub fn load_eval_weights(eval: &str) -> anyhow::Result<EvalWeights> {
+    match eval {
+        "classic" => Ok(EvalWeights::CLASSIC),
+        "tuned" => Ok(EvalWeights::TUNED),
+        path => EvalWeights::load(Path::new(path)).map_err(|e| anyhow::anyhow!("eval={path}: {e}")),
+    }
+}
+
+/// The alpha-beta options a spec's keys give (its weights file read now).
+fn alphabeta_options(spec: &PlayerSpec) -> anyhow::Result<Option<AlphaBetaOptions>> {
+    let PlayerSpec::AlphaBeta {
+        eval,
+        tt_mb,
+        tm,
+        asp,
+        ..
+    } = spec
+    else {
+        return Ok(None);
+    };
+    let mut options = AlphaBetaOptions::default();
+    if let Some(e) = eval {
+        options.weights = load_eval_weights(e)?;
+    }
+    if let Some(mb) = tt_mb {
+        options.tt_mb = *mb as usize;
+    }
+    if let Some(tm) = tm {
+        options.time_use = *tm;
+    }
+    if let Some(asp) = asp {
+        options.aspiration = *asp;
+    }
+    Ok(Some(options))
+}
+
 /// The `egtb=DIR` of a spec, if any.
 fn tables_dir(spec: &PlayerSpec) -> Option<&str> {
     match spec {
@@ -145,6 +185,8 @@ pub struct PlayerBuilder {
     spec: PlayerSpec,
     network: Option<LoadedNetwork>,
     tables: Option<Arc<Tables>>,
+    /// An alpha-beta spec's options (its weights loaded once).
+    alphabeta: Option<AlphaBetaOptions>,
 }
 
 impl PlayerBuilder {
@@ -161,10 +203,12 @@ impl PlayerBuilder {
             Some(dir) => Some(load_tables(Path::new(dir))?),
             None => None,
         };
+        let alphabeta = alphabeta_options(spec)?;
         Ok(PlayerBuilder {
             spec: spec.clone(),
             network,
             tables,
+            alphabeta,
         })
     }
 
@@ -181,6 +225,7 @@ impl PlayerBuilder {
             spec,
             network: Some(network),
             tables: None,
+            alphabeta: None,
         }
     }
 
@@ -229,8 +274,21 @@ impl PlayerBuilder {
         let name = self.spec.to_string();
         Ok(match &self.spec {
             PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
-            PlayerSpec::AlphaBeta { depth, millis, .. } => {
-                let player = AlphaBetaPlayer::new(*depth, *millis, seed);
+            PlayerSpec::AlphaBeta {
+                depth,
+                millis,
+                eval,
+                tt_mb,
+                tm,
+                asp,
+                ..
+            } => {
+                let options = self.alphabeta.clone().unwrap_or_default();
+                let mut player = AlphaBetaPlayer::with_options(*depth, *millis, seed, &options);
+                if eval.is_some() || tt_mb.is_some() || tm.is_some() || asp.is_some() {
+                    // The player names only its budget and tables: the spec names the rest.
+                    player = player.with_name(name);
+                }
                 match &self.tables {
                     Some(t) => Box::new(player.with_tables(t.clone())),
                     None => Box::new(player),

@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 /// The valid forms, listed in every error.
 pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
-alphabeta:depth=N,ms=M | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
+alphabeta:depth=N,ms=M[,eval=classic|tuned|FILE][,tt_mb=N][,tm=spend|finish][,asp=on|off] | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
 mcts:model=PATH[,sims=N][,ms=M][,batch=B][,c=C][,fpu=F][,root=puct|gumbel] | human; \
 alphabeta and mcts:model take egtb=DIR";
 
@@ -21,6 +21,11 @@ Player specs:
   random                      a uniformly random legal move
   alphabeta:depth=N           alpha-beta, N plies (1..=120)
   alphabeta:ms=N              alpha-beta, N ms per move (1..=86400000); with depth=, depth caps it
+Other keys of alphabeta: (docs/alphabeta.md)
+  eval=classic|tuned|FILE     evaluation weights: shipped sets or a weights file (default tuned)
+  tt_mb=N                     transposition table in MiB (1..=4096, default 2)
+  tm=spend|finish             spend the whole time per move (default) or the old early stop
+  asp=on|off                  aspiration windows (default off)
   mcts:rollouts[,...]         MCTS with random rollouts (sims=, ms=, c=)
   mcts:model=PATH[,...]       MCTS with a checkpoint or a run directory's latest checkpoint
   human                       you, at the keyboard (oware play)
@@ -38,7 +43,8 @@ run's [mcts] section, without self-play noise and temperature; older checkpoints
 /// without `sims=` searches with the simulations its checkpoint was trained with.
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
 
-use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
+use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS, MAX_TT_MB};
+use oware_search::alphabeta::TimeUse;
 use oware_search::mcts::RootAlgorithm;
 
 /// The largest first-play-urgency reduction `fpu=` accepts (values are in [-1, 1], so a
@@ -58,6 +64,14 @@ pub enum PlayerSpec {
         millis: Option<u64>,
         /// Endgame tables to probe (`egtb=DIR`).
         egtb: Option<String>,
+        /// Evaluation weights (`eval=classic|tuned|FILE`); `None`: the default (tuned).
+        eval: Option<String>,
+        /// Transposition table size in MiB (`tt_mb=N`).
+        tt_mb: Option<u32>,
+        /// How a timed search spends its time (`tm=spend|finish`).
+        tm: Option<TimeUse>,
+        /// Aspiration windows (`asp=on|off`).
+        asp: Option<bool>,
     },
     /// `mcts:...`: Monte Carlo tree search.
     Mcts(MctsSpec),
@@ -160,6 +174,10 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
     let mut depth = None;
     let mut millis = None;
     let mut egtb = None;
+    let mut eval = None;
+    let mut tt_mb = None;
+    let mut tm = None;
+    let mut asp = None;
     for item in options.split(',') {
         match split_option(item) {
             ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
@@ -167,10 +185,25 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
                 set_once(&mut depth, "depth", parse_num("depth", v, 1, MAX_DEPTH)?)?
             }
             ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, MAX_MILLIS)?)?,
+            ("eval", "", true) => {
+                return Err("eval needs classic, tuned or a weights file: eval=FILE".to_string());
+            }
+            ("eval", v, true) => set_once(&mut eval, "eval", v.to_string())?,
+            ("tt_mb", v, true) => {
+                set_once(&mut tt_mb, "tt_mb", parse_num("tt_mb", v, 1, MAX_TT_MB)?)?
+            }
+            ("tm", "spend", true) => set_once(&mut tm, "tm", TimeUse::Spend)?,
+            ("tm", "finish", true) => set_once(&mut tm, "tm", TimeUse::Finish)?,
+            ("tm", v, true) => {
+                return Err(format!("tm={v} is not a time manager (spend or finish)"));
+            }
+            ("asp", "on", true) => set_once(&mut asp, "asp", true)?,
+            ("asp", "off", true) => set_once(&mut asp, "asp", false)?,
+            ("asp", v, true) => return Err(format!("asp={v} must be on or off")),
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, true) => {
                 return Err(format!(
-                    "unknown alphabeta option '{k}' (expected depth, ms or egtb)"
+                    "unknown alphabeta option '{k}' (expected depth, ms, eval, tt_mb, tm, asp or egtb)"
                 ));
             }
             (k, _, false) => return Err(format!("alphabeta option '{k}' needs a value")),
@@ -180,6 +213,10 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
         depth,
         millis,
         egtb,
+        eval,
+        tt_mb,
+        tm,
+        asp,
     })
 }
 
@@ -280,6 +317,10 @@ impl fmt::Display for PlayerSpec {
                 depth,
                 millis,
                 egtb,
+                eval,
+                tt_mb,
+                tm,
+                asp,
             } => {
                 f.write_str("alphabeta")?;
                 let mut sep = ':';
@@ -289,6 +330,22 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(ms) = millis {
                     write!(f, "{sep}ms={ms}")?;
+                    sep = ',';
+                }
+                if let Some(e) = eval {
+                    write!(f, "{sep}eval={e}")?;
+                    sep = ',';
+                }
+                if let Some(mb) = tt_mb {
+                    write!(f, "{sep}tt_mb={mb}")?;
+                    sep = ',';
+                }
+                if let Some(tm) = tm {
+                    write!(f, "{sep}tm={}", tm.name())?;
+                    sep = ',';
+                }
+                if let Some(asp) = asp {
+                    write!(f, "{sep}asp={}", if *asp { "on" } else { "off" })?;
                     sep = ',';
                 }
                 if let Some(dir) = egtb {
@@ -350,7 +407,11 @@ mod tests {
             PlayerSpec::AlphaBeta {
                 depth: Some(8),
                 millis: None,
-                egtb: None
+                egtb: None,
+                eval: None,
+                tt_mb: None,
+                tm: None,
+                asp: None,
             }
         );
         assert_eq!(
@@ -358,7 +419,11 @@ mod tests {
             PlayerSpec::AlphaBeta {
                 depth: None,
                 millis: Some(200),
-                egtb: None
+                egtb: None,
+                eval: None,
+                tt_mb: None,
+                tm: None,
+                asp: None,
             }
         );
         assert_eq!(
@@ -407,6 +472,9 @@ mod tests {
             "mcts:model=runs/a/checkpoints/step-0000100,sims=20,batch=8,c=2",
             "alphabeta:depth=8,egtb=tables/16",
             "alphabeta:ms=50,egtb=tb",
+            "alphabeta:ms=100,eval=classic,tt_mb=64,tm=finish,asp=on,egtb=tb",
+            "alphabeta:depth=6,eval=models/alphabeta/eval-tuned.txt",
+            "alphabeta:ms=10,tm=spend,asp=off",
             "mcts:model=net,sims=400,egtb=tb",
             "mcts:model=net",
             "mcts:model=net,ms=100",
@@ -456,6 +524,20 @@ mod tests {
             ("alphabeta:ms=86400001", "out of range 1..=86400000"),
             ("alphabeta:depth=4,egtb=", "egtb needs a directory"),
             ("alphabeta:depth=4,egtb=a,egtb=b", "twice"),
+            (
+                "alphabeta:depth=4,eval=",
+                "eval needs classic, tuned or a weights file",
+            ),
+            ("alphabeta:depth=4,eval=a,eval=b", "eval is given twice"),
+            (
+                "alphabeta:depth=4,tt_mb=0",
+                "tt_mb=0 is out of range 1..=4096",
+            ),
+            ("alphabeta:depth=4,tt_mb=4097", "out of range 1..=4096"),
+            ("alphabeta:depth=4,tt_mb=big", "tt_mb=big is not a number"),
+            ("alphabeta:ms=4,tm=fast", "tm=fast is not a time manager"),
+            ("alphabeta:ms=4,tm=spend,tm=finish", "tm is given twice"),
+            ("alphabeta:ms=4,asp=yes", "asp=yes must be on or off"),
             ("mcts:rollouts,egtb=tb", "it needs model=PATH"),
             (
                 "mcts:model=n,root=alphazero",

@@ -9,7 +9,7 @@ mod fuzz_support;
 
 use fuzz_support::{long_cases, mutate_text, mutations, run};
 use oware_engine::Game;
-use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS};
+use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS, MAX_TT_MB};
 use oware_players::protocol::Engine;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
 use oware_search::{Budget, Choice, Player, PlayerError, RandomPlayer};
@@ -142,10 +142,15 @@ fn check_spec(text: &str) -> Result<(), TestCaseError> {
                     depth,
                     millis,
                     egtb,
+                    eval,
+                    tt_mb,
+                    ..
                 } => {
                     prop_assert!(depth.is_none_or(|d| (1..=MAX_DEPTH).contains(&d)));
                     prop_assert!(millis.is_none_or(|m| (1..=MAX_MILLIS).contains(&m)));
                     prop_assert!(egtb.as_ref().is_none_or(|d| !d.is_empty()));
+                    prop_assert!(eval.as_ref().is_none_or(|e| !e.is_empty()));
+                    prop_assert!(tt_mb.is_none_or(|m| (1..=MAX_TT_MB).contains(&m)));
                 }
                 PlayerSpec::Mcts(m) => {
                     prop_assert!(m.sims.is_none_or(|s| (1..=MAX_SIMS).contains(&s)));

@@ -7,7 +7,7 @@
 
 use criterion::{Criterion, Throughput, criterion_main};
 use oware_engine::{Game, Move, Position, Side};
-use oware_search::alphabeta::{DEFAULT_TT_MB, terminal_score};
+use oware_search::alphabeta::{DEFAULT_TT_MB, EvalWeights, terminal_score};
 use oware_search::{AlphaBetaResult, SearchBudget, Searcher};
 use std::hint::black_box;
 
@@ -89,6 +89,8 @@ fn bench_fixed_depth(c: &mut Criterion) {
     let mut group = c.benchmark_group("alphabeta");
     group.sample_size(10);
     let mut searcher = Searcher::new(DEFAULT_TT_MB);
+    // The figures are pinned with the hand-made evaluation (eval=classic).
+    searcher.set_weights(EvalWeights::CLASSIC);
     for case in cases() {
         check(&case, &search(&case.game, case.depth, &mut searcher));
         group.throughput(Throughput::Elements(case.nodes));

@@ -20,7 +20,7 @@ pub mod mcts;
 mod player;
 mod table_evaluator;
 
-pub use alphabeta::{AlphaBetaPlayer, AlphaBetaResult, SearchBudget, Searcher};
+pub use alphabeta::{AlphaBetaOptions, AlphaBetaPlayer, AlphaBetaResult, SearchBudget, Searcher};
 pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
 pub use mcts::{MctsPlayer, RolloutMctsPlayer};
 pub use player::{

@@ -17,6 +17,7 @@ mod report;
 mod selfplay;
 mod serve;
 mod train;
+mod tune_eval;
 mod worker;
 
 use clap::{Parser, Subcommand};
@@ -66,6 +67,8 @@ enum Command {
     Serve(serve::Args),
     /// Measure the network on a device: inference service and direct evaluations/s, learner steps/s.
     Bench(bench::Args),
+    /// Fit the alpha-beta evaluation's weights to the results of recorded games (Texel).
+    TuneEval(tune_eval::Args),
     /// Self-play for a learner started with `oware train --broker URL`, sending games through
     /// Redis (run on any number of machines).
     Worker(worker::Args),
@@ -89,5 +92,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Worker(args) => worker::run(args),
+        Command::TuneEval(args) => tune_eval::run(args),
     }
 }

@@ -91,9 +91,18 @@ fn file_name(path: &str) -> String {
 pub fn public_spec(spec: &PlayerSpec) -> String {
     let mut shown = spec.clone();
     match &mut shown {
-        PlayerSpec::AlphaBeta {
-            egtb: Some(dir), ..
-        } => *dir = file_name(dir),
+        PlayerSpec::AlphaBeta { egtb, eval, .. } => {
+            if let Some(dir) = egtb.as_mut() {
+                *dir = file_name(dir);
+            }
+            // A weights file's path, not the shipped sets' names.
+            if let Some(e) = eval
+                .as_mut()
+                .filter(|e| !matches!(e.as_str(), "classic" | "tuned"))
+            {
+                *e = file_name(e);
+            }
+        }
         PlayerSpec::Mcts(m) => {
             if let MctsEvaluator::Model(path) = &mut m.evaluator {
                 *path = file_name(path);
@@ -116,6 +125,7 @@ pub fn label(spec: &PlayerSpec) -> String {
             depth,
             millis,
             egtb,
+            ..
         } => {
             let base = match (depth, millis) {
                 (Some(d), None) => format!("Alpha-beta, {d} plies"),

@@ -7,15 +7,19 @@ mod score;
 mod search;
 mod tables;
 mod tt;
+pub mod tune;
 
-pub use eval::{EvalWeights, SEED, capture_gain, evaluate, evaluate_with};
-pub use player::AlphaBetaPlayer;
+pub use eval::{
+    CLASSIC_FILE, EVAL_FILE_HEADER, EVAL_LIMIT, EvalWeights, FEATURE_NAMES, FEATURES, MAX_WEIGHT,
+    SEED, TUNED_FILE, capture_gain, evaluate, evaluate_with, features, material,
+};
+pub use player::{AlphaBetaOptions, AlphaBetaPlayer};
 pub use player::{iteration_info, search_info};
 pub use score::{
     MATE, PLY_STEP, WIN_THRESHOLD, format_score, is_decisive, plies_to_end, result_score,
     score_to_value, terminal_score,
 };
-pub use search::{AlphaBetaResult, DEFAULT_DEPTH, MAX_PLY, SearchBudget, Searcher};
+pub use search::{AlphaBetaResult, DEFAULT_DEPTH, MAX_PLY, SearchBudget, Searcher, TimeUse};
 pub use tables::{
     LEAF_SHARE_TENTHS, LEAF_TABLE_TENTHS, TABLE_WIN, TableNode, table_estimate, table_node,
     table_score,
@@ -24,3 +28,6 @@ pub use tt::{Bound, Entry, TranspositionTable};
 
 /// The size of a searcher's transposition table unless told otherwise, in MiB.
 pub const DEFAULT_TT_MB: usize = 2;
+
+/// Whether searches use aspiration windows unless told otherwise (`asp=`).
+pub const DEFAULT_ASPIRATION: bool = false;

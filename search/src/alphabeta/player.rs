@@ -1,7 +1,8 @@
 //! The alpha-beta player: a [`Searcher`] behind the [`Player`] trait.
 
+use super::eval::EvalWeights;
 use super::score::{format_score, plies_to_end, score_to_value};
-use super::search::{AlphaBetaResult, SearchBudget, Searcher};
+use super::search::{AlphaBetaResult, SearchBudget, Searcher, TimeUse};
 use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
 use oware_egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
 use oware_engine::Game;
@@ -15,6 +16,31 @@ use std::time::{Duration, Instant};
 
 /// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
 pub(super) const PROOF_NODES: u64 = 20_000;
+
+/// The settings of an alpha-beta player beyond its budget (the keys of
+/// `alphabeta:...` besides `depth=`, `ms=` and `egtb=`; `docs/alphabeta.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlphaBetaOptions {
+    /// The transposition table's size in MiB (`tt_mb=`).
+    pub tt_mb: usize,
+    /// The evaluation's weights (`eval=`).
+    pub weights: EvalWeights,
+    /// How a timed search spends its time (`tm=`).
+    pub time_use: TimeUse,
+    /// Aspiration windows around the previous iteration's score (`asp=`).
+    pub aspiration: bool,
+}
+
+impl Default for AlphaBetaOptions {
+    fn default() -> Self {
+        AlphaBetaOptions {
+            tt_mb: super::DEFAULT_TT_MB,
+            weights: EvalWeights::DEFAULT,
+            time_use: TimeUse::default(),
+            aspiration: super::DEFAULT_ASPIRATION,
+        }
+    }
+}
 
 /// Plays the move alpha-beta finds, searching to a fixed depth or for a fixed time per move.
 ///
@@ -31,6 +57,8 @@ pub struct AlphaBetaPlayer {
     /// With tables: proves the results of the root's moves with the game's real history
     /// before each search in a table position; its answers after captures are kept.
     prover: Option<Prover>,
+    /// The name [`Player::name`] gives, when set (the spec it was built from).
+    name: Option<String>,
 }
 
 impl AlphaBetaPlayer {
@@ -54,7 +82,29 @@ impl AlphaBetaPlayer {
             seed,
             last: None,
             prover: None,
+            name: None,
         }
+    }
+
+    /// A player searching to `depth` plies and/or for `millis` milliseconds per move, with
+    /// the given options.
+    pub fn with_options(
+        depth: Option<u32>,
+        millis: Option<u64>,
+        seed: u64,
+        options: &AlphaBetaOptions,
+    ) -> AlphaBetaPlayer {
+        let mut player = AlphaBetaPlayer::with_table(depth, millis, seed, options.tt_mb);
+        player.searcher.set_weights(options.weights);
+        player.searcher.set_time_use(options.time_use);
+        player.searcher.set_aspiration(options.aspiration);
+        player
+    }
+
+    /// Names the player (e.g. by the spec it was built from) instead of its budget.
+    pub fn with_name(mut self, name: String) -> AlphaBetaPlayer {
+        self.name = Some(name);
+        self
     }
 
     /// Probes the endgame tables at every node they cover (`alphabeta:...,egtb=DIR`).
@@ -158,6 +208,9 @@ pub fn iteration_info(r: &AlphaBetaResult) -> SearchInfo {
 
 impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         let base = match (self.depth, self.millis) {
             (Some(d), Some(ms)) => format!("alphabeta:depth={d},ms={ms}"),
             (Some(d), None) => format!("alphabeta:depth={d}"),

@@ -48,6 +48,30 @@ const NO_REPETITION: usize = usize::MAX;
 /// History scores are halved when one passes this, so they never overflow in a long search and
 /// stay below the ordering bands of captures and table scores (2^28).
 const HISTORY_LIMIT: u32 = 1 << 26;
+/// The half-width of an aspiration window, in centiseeds.
+const ASPIRATION_WINDOW: i32 = 40;
+
+/// How a timed search spends its time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeUse {
+    /// Deepen until the deadline: an iteration the clock stops keeps what it proved (the
+    /// previous iteration's best move, or a move searched fully that beat it). The default.
+    #[default]
+    Spend,
+    /// Start no iteration once 60% of the time is gone (the next would likely not finish):
+    /// the time manager of earlier builds, which used about half its time.
+    Finish,
+}
+
+impl TimeUse {
+    /// The name in a player spec (`tm=spend|finish`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            TimeUse::Spend => "spend",
+            TimeUse::Finish => "finish",
+        }
+    }
+}
 
 /// What bounds one search. With neither `depth` nor `millis`, [`DEFAULT_DEPTH`] is used.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,6 +148,8 @@ impl Child {
 pub struct Searcher {
     tt: TranspositionTable,
     weights: EvalWeights,
+    time_use: TimeUse,
+    aspiration: bool,
     history: [u32; 12],
     /// Keys of the positions since the last capture of the game, then of the search path.
     keys: Vec<u128>,
@@ -173,6 +199,8 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(tt_megabytes),
             weights: EvalWeights::DEFAULT,
+            time_use: TimeUse::Spend,
+            aspiration: super::DEFAULT_ASPIRATION,
             history: [0; 12],
             keys: Vec::with_capacity(2048),
             rep_floor: NO_REPETITION,
@@ -212,9 +240,29 @@ impl Searcher {
         self.tables.as_ref()
     }
 
-    /// Uses other evaluation weights (for tuning).
+    /// Uses other evaluation weights.
     pub fn set_weights(&mut self, weights: EvalWeights) {
         self.weights = weights;
+    }
+
+    /// The evaluation weights in use.
+    pub fn weights(&self) -> &EvalWeights {
+        &self.weights
+    }
+
+    /// How timed searches spend their time (see [`TimeUse`]).
+    pub fn set_time_use(&mut self, time_use: TimeUse) {
+        self.time_use = time_use;
+    }
+
+    /// Whether iterations search an aspiration window around the previous score first.
+    pub fn set_aspiration(&mut self, on: bool) {
+        self.aspiration = on;
+    }
+
+    /// The number of entries the transposition table holds.
+    pub fn table_capacity(&self) -> usize {
+        self.tt.capacity()
     }
 
     /// Forgets everything learned in earlier searches (table and history).
@@ -331,7 +379,12 @@ impl Searcher {
         let mut completed = 0;
         let single_reply_in_time = moves.len() == 1 && limits.depth.is_none();
         for depth in 1..=max_depth {
-            let (score, iter_best, finished) = self.root(&root, &mut moves, depth as i32);
+            let (score, iter_best, finished) =
+                if self.aspiration && completed >= 3 && plies_to_end(best_score).is_none() {
+                    self.aspirated(&root, &mut moves, depth as i32, best_score)
+                } else {
+                    self.root(&root, &mut moves, depth as i32, -INF, INF)
+                };
             if !finished {
                 // A move searched fully in the unfinished iteration beat the old best (which
                 // is searched first): take it.
@@ -369,9 +422,20 @@ impl Searcher {
                 break;
             }
             if let Some(b) = budget {
-                // The next iteration costs a few times this one: do not start what cannot end.
-                if started.elapsed() * 5 > b * 3 {
-                    break;
+                match self.time_use {
+                    // The next iteration runs to the deadline; what it proves by then counts.
+                    TimeUse::Spend => {
+                        if started.elapsed() >= b {
+                            break;
+                        }
+                    }
+                    // The next iteration costs a few times this one: do not start what
+                    // cannot end.
+                    TimeUse::Finish => {
+                        if started.elapsed() * 5 > b * 3 {
+                            break;
+                        }
+                    }
                 }
             }
         }
@@ -448,9 +512,9 @@ impl Searcher {
         pos: &Position,
         moves: &mut [Move],
         depth: i32,
+        mut alpha: i32,
+        beta: i32,
     ) -> (i32, Option<(Move, i32)>, bool) {
-        let mut alpha = -INF;
-        let beta = INF;
         let mut best: Option<(Move, i32)> = None;
         self.pv_len[0] = 0;
         for i in 0..moves.len() {
@@ -477,9 +541,43 @@ impl Searcher {
                 self.set_pv(0, m);
                 // Move the new best to the front, keeping the others' order.
                 moves[..=i].rotate_right(1);
+                if alpha >= beta {
+                    // Above an aspiration window: the caller searches again, wider.
+                    break;
+                }
             }
         }
         (alpha, best, true)
+    }
+
+    /// One iteration at the root in an aspiration window around `guess` (the previous
+    /// iteration's score), widened to the full window on the side it fails. Returns as
+    /// [`Searcher::root`]; when the clock stops a re-search after a fail high, the move that
+    /// failed high is the best found.
+    fn aspirated(
+        &mut self,
+        pos: &Position,
+        moves: &mut [Move],
+        depth: i32,
+        guess: i32,
+    ) -> (i32, Option<(Move, i32)>, bool) {
+        let mut lo = guess - ASPIRATION_WINDOW;
+        let mut hi = guess + ASPIRATION_WINDOW;
+        let mut failed_high: Option<(Move, i32)> = None;
+        loop {
+            let (score, best, finished) = self.root(pos, moves, depth, lo, hi);
+            if !finished {
+                return (score, best.or(failed_high), false);
+            }
+            if score <= lo && lo > -INF {
+                lo = -INF;
+            } else if score >= hi && hi < INF {
+                failed_high = best;
+                hi = INF;
+            } else {
+                return (score, best, true);
+            }
+        }
     }
 
     #[inline]
