@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Arguments of `oware tune-eval`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Record files (`oware pit --record`, a self-play run's `games.txt`): one game per line
     /// with its result.
     #[arg(required = true)]
@@ -24,7 +24,7 @@ pub struct Args {
 }
 
 /// Runs `oware tune-eval`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = SampleOptions {
         skip_plies: args.skip_plies,
     };

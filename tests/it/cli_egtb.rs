@@ -272,7 +272,7 @@ fn consumers_take_egtb_dir() {
     assert!(
         j["total"]["decided_share"]
             .as_f64()
-            .is_some_and(|s| s >= 0.0 && s <= 1.0)
+            .is_some_and(|s| (0.0..=1.0).contains(&s))
     );
     // With exact entry values and proofs from the real history most positions are decided.
     assert!(decided >= 15, "only {decided} of 30 decided");
