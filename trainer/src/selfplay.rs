@@ -304,15 +304,10 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                         && selfplay_egtb::is_exact(t, driver.game(slot)) =>
                 {
                     let mut game = driver.game(slot).clone();
-                    // Where no move can be proven to keep the value the game goes on.
-                    match selfplay_egtb::play_out(t, &mut game)? {
-                        Some(plies) => {
-                            stats.table_games.fetch_add(1, Ordering::Relaxed);
-                            stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
-                            Some(game)
-                        }
-                        None => None,
-                    }
+                    let plies = selfplay_egtb::play_out(t, &mut game)?;
+                    stats.table_games.fetch_add(1, Ordering::Relaxed);
+                    stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
+                    Some(game)
                 }
                 _ => None,
             };
