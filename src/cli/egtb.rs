@@ -38,7 +38,7 @@ struct BuildArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_TABLE_SEEDS as i64))]
     max_seeds: u32,
     /// The table directory (made if missing).
-    #[arg(long, default_value = DEFAULT_DIR)]
+    #[arg(long = "egtb", visible_alias = "out", value_name = "DIR", default_value = DEFAULT_DIR)]
     out: PathBuf,
     /// Threads [default: the number of CPUs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -63,7 +63,7 @@ struct ProbeArgs {
     #[arg(long, default_value = "south", requires = "position")]
     to_move: Side,
     /// The table directory.
-    #[arg(long, default_value = DEFAULT_DIR)]
+    #[arg(long = "egtb", visible_alias = "dir", value_name = "DIR", default_value = DEFAULT_DIR)]
     dir: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
@@ -74,7 +74,7 @@ struct ProbeArgs {
 #[derive(clap::Args, Debug)]
 struct StatsArgs {
     /// The table directory.
-    #[arg(long, default_value = DEFAULT_DIR)]
+    #[arg(long = "egtb", visible_alias = "dir", value_name = "DIR", default_value = DEFAULT_DIR)]
     dir: PathBuf,
     /// Print one JSON object.
     #[arg(long)]

@@ -344,3 +344,35 @@ fn selfplay_and_training_use_the_tables() {
         "{msg}"
     );
 }
+
+#[test]
+fn the_table_directory_is_egtb_everywhere_with_the_old_names_as_aliases() {
+    let root = scratch("egtb-names");
+    let d = root.join("tb");
+    let d = d.to_str().expect("utf-8");
+    let built = json(&oware(&[
+        "egtb",
+        "build",
+        "--max-seeds",
+        "3",
+        "--egtb",
+        d,
+        "--json",
+    ]));
+    assert_eq!(built["tables"].as_array().expect("tables").len(), 4);
+    // `build --out` is the same flag: everything is kept.
+    let again = build(d, 3);
+    for t in again["tables"].as_array().expect("tables") {
+        assert_eq!(t["status"], "kept", "{again}");
+    }
+    let stats = json(&oware(&["egtb", "stats", "--egtb", d, "--json"]));
+    let stats_dir = json(&oware(&["egtb", "stats", "--dir", d, "--json"]));
+    assert_eq!(stats, stats_dir);
+    let board = "0,0,0,0,0,1,0,0,0,0,0,1";
+    let probe = |flag: &str| {
+        let o = oware(&["egtb", "probe", "--position", board, flag, d]);
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert_eq!(probe("--egtb"), probe("--dir"));
+}
