@@ -13,16 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::TINY;
-use crate::common::{BIN, oware, scratch, text};
-
-fn meta(run: &Path) -> Value {
-    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");
-    let path = run
-        .join("checkpoints")
-        .join(latest.trim())
-        .join("meta.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("meta.json")).expect("json")
-}
+use crate::common::{BIN, meta, oware, scratch, text};
 
 fn train_tiny(run: &Path, extra: &[&str]) -> Output {
     let run = run.to_str().expect("utf-8 path");

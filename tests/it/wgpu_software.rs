@@ -16,12 +16,11 @@
 //! Without any wgpu adapter (no Vulkan driver installed) each test says so loudly and skips,
 //! or fails with `OWARE_REQUIRE_SERVICES=1`, as `.ci/run` sets.
 
-use crate::common::{BIN, TINY, missing_service, scratch, text};
+use crate::common::{BIN, TINY, meta, missing_service, scratch, text};
 use oware_engine::Position;
 use oware_model::{DeviceKind, InferenceService, ModelConfig, NetEvaluator, ServiceConfig};
 use oware_search::{Evaluation, Evaluator};
 use serde_json::Value;
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -230,15 +229,6 @@ fn the_network_computes_on_wgpu_what_it_computes_on_the_cpu() {
             h.join().expect("caller");
         }
     });
-}
-
-fn meta(run: &Path) -> Value {
-    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");
-    let path = run
-        .join("checkpoints")
-        .join(latest.trim())
-        .join("meta.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("meta.json")).expect("json")
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 pub(crate) mod broker;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
@@ -61,4 +61,14 @@ pub(crate) fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// The `meta.json` of a run's latest checkpoint.
+pub(crate) fn meta(run: &Path) -> serde_json::Value {
+    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).expect("latest");
+    let path = run
+        .join("checkpoints")
+        .join(latest.trim())
+        .join("meta.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("meta.json")).expect("json")
 }
