@@ -6,7 +6,7 @@ use anyhow::Context;
 use oware_arena::{Contestant, NetworkSide, PlayerFactory};
 use oware_egtb::Tables;
 use oware_model::{DeviceKind, NetEvaluator, load_evaluator, resolve_checkpoint};
-use oware_search::alphabeta::{AlphaBetaOptions, EvalWeights};
+use oware_search::alphabeta::{AlphaBetaOptions, Book, EvalWeights};
 use oware_search::mcts::{CpuctForm, MctsConfig, RolloutMctsPlayer};
 use oware_search::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer, TableEvaluator};
 use std::path::Path;
@@ -142,13 +142,23 @@ pub fn load_eval_weights(eval: &str) -> anyhow::Result<EvalWeights> {
     }
 }
 
-/// The alpha-beta options a spec's keys give (its weights file read now).
+/// The opening book file a `book=FILE` names. A missing, damaged or foreign file is an error
+/// naming it and the line.
+pub fn load_book(book: &str) -> anyhow::Result<Arc<Book>> {
+    Book::load(Path::new(book))
+        .map(Arc::new)
+        .map_err(|e| anyhow::anyhow!("book={book}: {e}"))
+}
+
+/// The alpha-beta options a spec's keys give (its weights and book files read now).
 fn alphabeta_options(spec: &PlayerSpec) -> anyhow::Result<Option<AlphaBetaOptions>> {
     let PlayerSpec::AlphaBeta {
         eval,
         tt_mb,
         tm,
         asp,
+        qdepth,
+        book,
         ..
     } = spec
     else {
@@ -166,6 +176,12 @@ fn alphabeta_options(spec: &PlayerSpec) -> anyhow::Result<Option<AlphaBetaOption
     }
     if let Some(asp) = asp {
         options.aspiration = *asp;
+    }
+    if let Some(q) = qdepth {
+        options.qdepth = *q;
+    }
+    if let Some(b) = book {
+        options.book = Some(load_book(b)?);
     }
     Ok(Some(options))
 }
@@ -281,11 +297,19 @@ impl PlayerBuilder {
                 tt_mb,
                 tm,
                 asp,
+                qdepth,
+                book,
                 ..
             } => {
                 let options = self.alphabeta.clone().unwrap_or_default();
                 let mut player = AlphaBetaPlayer::with_options(*depth, *millis, seed, &options);
-                if eval.is_some() || tt_mb.is_some() || tm.is_some() || asp.is_some() {
+                if eval.is_some()
+                    || tt_mb.is_some()
+                    || tm.is_some()
+                    || asp.is_some()
+                    || qdepth.is_some()
+                    || book.is_some()
+                {
                     // The player names only its budget and tables: the spec names the rest.
                     player = player.with_name(name);
                 }

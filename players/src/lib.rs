@@ -15,8 +15,8 @@ pub mod spec;
 
 pub use builder::{
     LoadedNetwork, PlayerBuilder, TrainingTime, build_player, build_player_from_str, contestant,
-    load_eval_weights, load_network, load_network_with_search, load_tables, play_mcts_config,
-    training_time,
+    load_book, load_eval_weights, load_network, load_network_with_search, load_tables,
+    play_mcts_config, training_time,
 };
 pub use default_ai::{
     FALLBACK_SPEC, SHIPPED_MODEL, default_ai_spec, default_ai_spec_from, shipped_model,

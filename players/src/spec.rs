@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 /// The valid forms, listed in every error.
 pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
-alphabeta:depth=N,ms=M[,eval=classic|tuned|FILE][,tt_mb=N][,tm=spend|finish][,asp=on|off] | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
+alphabeta:depth=N,ms=M[,eval=classic|tuned|FILE][,tt_mb=N][,tm=spend|finish][,asp=on|off][,qdepth=N][,book=FILE] | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
 mcts:model=PATH[,sims=N][,ms=M][,batch=B][,c=C][,fpu=F][,root=puct|gumbel] | human; \
 alphabeta and mcts:model take egtb=DIR";
 
@@ -26,6 +26,8 @@ Other keys of alphabeta: (docs/alphabeta.md)
   tt_mb=N                     transposition table in MiB (1..=4096, default 2)
   tm=spend|finish             spend the whole time per move (default) or the old early stop
   asp=on|off                  aspiration windows (default off)
+  qdepth=N                    plies of captures searched past the horizon (0..=32, 0 off; default 8)
+  book=FILE                   play the moves of an opening book file (oware book build)
   mcts:rollouts[,...]         MCTS with random rollouts (sims=, ms=, c=)
   mcts:model=PATH[,...]       MCTS with a checkpoint or a run directory's latest checkpoint
   human                       you, at the keyboard (oware play)
@@ -44,7 +46,7 @@ run's [mcts] section, without self-play noise and temperature; older checkpoints
 pub const DEFAULT_MCTS_SIMS: u32 = 400;
 
 use oware_engine::bounds::{MAX_BATCH, MAX_DEPTH, MAX_MILLIS, MAX_SIMS, MAX_TT_MB};
-use oware_search::alphabeta::TimeUse;
+use oware_search::alphabeta::{MAX_QDEPTH, TimeUse};
 use oware_search::mcts::RootAlgorithm;
 
 /// The largest first-play-urgency reduction `fpu=` accepts (values are in [-1, 1], so a
@@ -72,6 +74,10 @@ pub enum PlayerSpec {
         tm: Option<TimeUse>,
         /// Aspiration windows (`asp=on|off`).
         asp: Option<bool>,
+        /// Plies of quiescence over captures (`qdepth=N`, 0 off).
+        qdepth: Option<u32>,
+        /// The opening book (`book=FILE`).
+        book: Option<String>,
     },
     /// `mcts:...`: Monte Carlo tree search.
     Mcts(MctsSpec),
@@ -178,6 +184,8 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
     let mut tt_mb = None;
     let mut tm = None;
     let mut asp = None;
+    let mut qdepth = None;
+    let mut book = None;
     for item in options.split(',') {
         match split_option(item) {
             ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
@@ -200,10 +208,19 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
             ("asp", "on", true) => set_once(&mut asp, "asp", true)?,
             ("asp", "off", true) => set_once(&mut asp, "asp", false)?,
             ("asp", v, true) => return Err(format!("asp={v} must be on or off")),
+            ("qdepth", v, true) => set_once(
+                &mut qdepth,
+                "qdepth",
+                parse_num("qdepth", v, 0, MAX_QDEPTH)?,
+            )?,
+            ("book", "", true) => {
+                return Err("book needs a book file: book=FILE".to_string());
+            }
+            ("book", v, true) => set_once(&mut book, "book", v.to_string())?,
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, true) => {
                 return Err(format!(
-                    "unknown alphabeta option '{k}' (expected depth, ms, eval, tt_mb, tm, asp or egtb)"
+                    "unknown alphabeta option '{k}' (expected depth, ms, eval, tt_mb, tm, asp, qdepth, book or egtb)"
                 ));
             }
             (k, _, false) => return Err(format!("alphabeta option '{k}' needs a value")),
@@ -217,6 +234,8 @@ fn parse_alphabeta(options: &str) -> Result<PlayerSpec, String> {
         tt_mb,
         tm,
         asp,
+        qdepth,
+        book,
     })
 }
 
@@ -321,6 +340,8 @@ impl fmt::Display for PlayerSpec {
                 tt_mb,
                 tm,
                 asp,
+                qdepth,
+                book,
             } => {
                 f.write_str("alphabeta")?;
                 let mut sep = ':';
@@ -346,6 +367,14 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(asp) = asp {
                     write!(f, "{sep}asp={}", if *asp { "on" } else { "off" })?;
+                    sep = ',';
+                }
+                if let Some(q) = qdepth {
+                    write!(f, "{sep}qdepth={q}")?;
+                    sep = ',';
+                }
+                if let Some(b) = book {
+                    write!(f, "{sep}book={b}")?;
                     sep = ',';
                 }
                 if let Some(dir) = egtb {
@@ -412,6 +441,8 @@ mod tests {
                 tt_mb: None,
                 tm: None,
                 asp: None,
+                qdepth: None,
+                book: None,
             }
         );
         assert_eq!(
@@ -424,6 +455,8 @@ mod tests {
                 tt_mb: None,
                 tm: None,
                 asp: None,
+                qdepth: None,
+                book: None,
             }
         );
         assert_eq!(
@@ -475,6 +508,9 @@ mod tests {
             "alphabeta:ms=100,eval=classic,tt_mb=64,tm=finish,asp=on,egtb=tb",
             "alphabeta:depth=6,eval=models/alphabeta/eval-tuned.txt",
             "alphabeta:ms=10,tm=spend,asp=off",
+            "alphabeta:ms=20,qdepth=0",
+            "alphabeta:depth=6,asp=on,qdepth=12,book=b.txt,egtb=tb",
+            "alphabeta:ms=5,book=models/alphabeta/book.txt",
             "mcts:model=net,sims=400,egtb=tb",
             "mcts:model=net",
             "mcts:model=net,ms=100",
@@ -538,6 +574,14 @@ mod tests {
             ("alphabeta:ms=4,tm=fast", "tm=fast is not a time manager"),
             ("alphabeta:ms=4,tm=spend,tm=finish", "tm is given twice"),
             ("alphabeta:ms=4,asp=yes", "asp=yes must be on or off"),
+            (
+                "alphabeta:ms=4,qdepth=33",
+                "qdepth=33 is out of range 0..=32",
+            ),
+            ("alphabeta:ms=4,qdepth=on", "qdepth=on is not a number"),
+            ("alphabeta:ms=4,qdepth=1,qdepth=2", "qdepth is given twice"),
+            ("alphabeta:ms=4,book=", "book needs a book file"),
+            ("alphabeta:ms=4,book=a,book=b", "book is given twice"),
             ("mcts:rollouts,egtb=tb", "it needs model=PATH"),
             (
                 "mcts:model=n,root=alphazero",

@@ -2,6 +2,7 @@
 //! comments are the help text) and a `run` function.
 
 mod bench;
+mod book;
 mod broker_tls;
 pub(crate) mod device;
 mod egtb;
@@ -67,6 +68,8 @@ enum Command {
     Serve(serve::Args),
     /// Measure the network on a device: inference service and direct evaluations/s, learner steps/s.
     Bench(bench::Args),
+    /// Opening books for the alpha-beta player: build one from a network's analysis.
+    Book(book::Args),
     /// Fit the alpha-beta evaluation's weights to the results of recorded games (Texel).
     TuneEval(tune_eval::Args),
     /// Self-play for a learner started with `oware train --broker URL`, sending games through
@@ -93,5 +96,6 @@ pub(crate) fn run() -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Worker(args) => worker::run(args),
         Command::TuneEval(args) => tune_eval::run(args),
+        Command::Book(args) => book::run(args),
     }
 }

@@ -9,6 +9,7 @@ mod broker;
 mod broker_acl;
 mod broker_hostile;
 mod broker_tls;
+mod cli_book;
 mod cli_bounds;
 mod cli_egtb;
 mod cli_gpu;

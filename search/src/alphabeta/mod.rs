@@ -1,6 +1,7 @@
 //! The alpha-beta baseline: negamax with alpha-beta pruning, iterative deepening, a
 //! transposition table, move ordering and a heuristic evaluation, plus the [`AlphaBetaPlayer`].
 
+mod book;
 mod eval;
 mod player;
 mod score;
@@ -9,6 +10,7 @@ mod tables;
 mod tt;
 pub mod tune;
 
+pub use book::{BOOK_FILE_HEADER, Book, BookBuild, BookLine, BookMove};
 pub use eval::{
     CLASSIC_FILE, EVAL_FILE_HEADER, EVAL_LIMIT, EvalWeights, FEATURE_NAMES, FEATURES, MAX_WEIGHT,
     SEED, TUNED_FILE, capture_gain, evaluate, evaluate_with, features, material,
@@ -31,3 +33,10 @@ pub const DEFAULT_TT_MB: usize = 2;
 
 /// Whether searches use aspiration windows unless told otherwise (`asp=`).
 pub const DEFAULT_ASPIRATION: bool = false;
+
+/// How many plies of captures the quiescence search plays below the horizon unless told
+/// otherwise (`qdepth=`; 0 turns it off).
+pub const DEFAULT_QDEPTH: u32 = 8;
+
+/// The deepest quiescence search `qdepth=` accepts.
+pub const MAX_QDEPTH: u32 = 32;

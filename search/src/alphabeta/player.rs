@@ -1,5 +1,6 @@
 //! The alpha-beta player: a [`Searcher`] behind the [`Player`] trait.
 
+use super::book::Book;
 use super::eval::EvalWeights;
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{AlphaBetaResult, SearchBudget, Searcher, TimeUse};
@@ -29,6 +30,10 @@ pub struct AlphaBetaOptions {
     pub time_use: TimeUse,
     /// Aspiration windows around the previous iteration's score (`asp=`).
     pub aspiration: bool,
+    /// Plies of captures the quiescence search plays below the horizon (`qdepth=`; 0: off).
+    pub qdepth: u32,
+    /// The opening book whose moves are played where the position is in it (`book=`).
+    pub book: Option<Arc<Book>>,
 }
 
 impl Default for AlphaBetaOptions {
@@ -38,6 +43,8 @@ impl Default for AlphaBetaOptions {
             weights: EvalWeights::DEFAULT,
             time_use: TimeUse::default(),
             aspiration: super::DEFAULT_ASPIRATION,
+            qdepth: super::DEFAULT_QDEPTH,
+            book: None,
         }
     }
 }
@@ -59,6 +66,8 @@ pub struct AlphaBetaPlayer {
     prover: Option<Prover>,
     /// The name [`Player::name`] gives, when set (the spec it was built from).
     name: Option<String>,
+    /// Book moves are played without a search where the position is in it.
+    book: Option<Arc<Book>>,
 }
 
 impl AlphaBetaPlayer {
@@ -83,6 +92,7 @@ impl AlphaBetaPlayer {
             last: None,
             prover: None,
             name: None,
+            book: None,
         }
     }
 
@@ -98,7 +108,22 @@ impl AlphaBetaPlayer {
         player.searcher.set_weights(options.weights);
         player.searcher.set_time_use(options.time_use);
         player.searcher.set_aspiration(options.aspiration);
+        player.searcher.set_quiescence(options.qdepth);
+        player.book = options.book.clone();
         player
+    }
+
+    /// The book move this player plays in `game`, if its book has the position: drawn by the
+    /// moves' shares with a number seeded from the player's seed, the position and the ply
+    /// (so a seed gives the same games, and different seeds vary).
+    pub fn book_move(&self, game: &Game) -> Option<Move> {
+        let book = self.book.as_ref()?;
+        let draw = self.seed.rotate_left(7)
+            ^ (game.position().key() as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+            ^ ((game.position().key() >> 64) as u64)
+            ^ u64::from(game.ply()).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut rng = SmallRng::seed_from_u64(draw);
+        book.choose(game, rand::Rng::random(&mut rng))
     }
 
     /// Names the player (e.g. by the spec it was built from) instead of its budget.
@@ -234,6 +259,14 @@ impl Player for AlphaBetaPlayer {
         limits: Budget,
         progress: &mut dyn FnMut(&SearchInfo),
     ) -> Result<Choice, PlayerError> {
+        if let Some(mv) = self.book_move(game) {
+            self.last = None;
+            return Ok(Choice {
+                mv,
+                value: None,
+                info: format!("book {mv}"),
+            });
+        }
         let r = self.search_reporting(game, limits, &mut |r| progress(&iteration_info(r)));
         let mv = r.best.ok_or(PlayerError::GameOver)?;
         let choice = Choice {
@@ -252,5 +285,69 @@ impl Player for AlphaBetaPlayer {
 
     fn set_stop(&mut self, stop: Option<Arc<std::sync::atomic::AtomicBool>>) {
         self.searcher.set_stop(stop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabeta::{Book, BookLine, BookMove};
+
+    #[test]
+    fn the_book_move_is_played_and_the_search_takes_over_out_of_the_book() {
+        let mv = |s: &str| s.parse::<Move>().expect("a move");
+        let book = Book::from_lines(vec![
+            BookLine {
+                path: vec![],
+                moves: vec![BookMove {
+                    mv: mv("a"),
+                    share: 1000,
+                }],
+            },
+            BookLine {
+                path: vec![mv("a")],
+                moves: vec![
+                    BookMove {
+                        mv: mv("A"),
+                        share: 500,
+                    },
+                    BookMove {
+                        mv: mv("F"),
+                        share: 500,
+                    },
+                ],
+            },
+        ])
+        .expect("a book");
+        let options = AlphaBetaOptions {
+            book: Some(Arc::new(book)),
+            ..AlphaBetaOptions::default()
+        };
+        let mut seen = Vec::new();
+        for seed in 0..16 {
+            let mut player = AlphaBetaPlayer::with_options(Some(4), None, seed, &options);
+            let mut game = Game::new();
+            // The book's move, not a search's.
+            let first = player.choose(&game, Budget::default()).expect("a move");
+            assert_eq!(first.mv, mv("a"));
+            assert!(first.info.starts_with("book"), "{}", first.info);
+            game.play(first.mv).expect("legal");
+            let second = player.choose(&game, Budget::default()).expect("a move");
+            assert!([mv("A"), mv("F")].contains(&second.mv));
+            seen.push(second.mv);
+            game.play(second.mv).expect("legal");
+            // Out of the book: a search.
+            let third = player.choose(&game, Budget::default()).expect("a move");
+            assert!(third.info.starts_with("depth"), "{}", third.info);
+        }
+        // The seeds draw both moves of equal share.
+        assert!(seen.contains(&mv("A")) && seen.contains(&mv("F")));
+        // Without a book, the search decides the first move.
+        let mut plain =
+            AlphaBetaPlayer::with_options(Some(4), None, 0, &AlphaBetaOptions::default());
+        let first = plain
+            .choose(&Game::new(), Budget::default())
+            .expect("a move");
+        assert!(first.info.starts_with("depth"));
     }
 }

@@ -150,6 +150,8 @@ pub struct Searcher {
     weights: EvalWeights,
     time_use: TimeUse,
     aspiration: bool,
+    /// The most captures the quiescence search plays below the horizon (0: none).
+    qdepth: u32,
     history: [u32; 12],
     /// Keys of the positions since the last capture of the game, then of the search path.
     keys: Vec<u128>,
@@ -201,6 +203,7 @@ impl Searcher {
             weights: EvalWeights::DEFAULT,
             time_use: TimeUse::Spend,
             aspiration: super::DEFAULT_ASPIRATION,
+            qdepth: super::DEFAULT_QDEPTH,
             history: [0; 12],
             keys: Vec::with_capacity(2048),
             rep_floor: NO_REPETITION,
@@ -258,6 +261,17 @@ impl Searcher {
     /// Whether iterations search an aspiration window around the previous score first.
     pub fn set_aspiration(&mut self, on: bool) {
         self.aspiration = on;
+    }
+
+    /// How many plies of captures the quiescence search may play below the horizon (0 turns
+    /// it off: the horizon is scored by the evaluation alone). See [`Searcher::quiesce`].
+    pub fn set_quiescence(&mut self, qdepth: u32) {
+        self.qdepth = qdepth.min(super::MAX_QDEPTH);
+    }
+
+    /// The quiescence depth in use (see [`Searcher::set_quiescence`]).
+    pub fn quiescence(&self) -> u32 {
+        self.qdepth
     }
 
     /// The number of entries the transposition table holds.
@@ -604,6 +618,105 @@ impl Searcher {
         terminal_score(cap[me] as i32 - cap[1 - me] as i32, ply as u32)
     }
 
+    /// The quiescence score of `pos` within `alpha..beta` (fail-soft): the better for the side
+    /// to move of standing pat (the static evaluation) and each capture it can play, each
+    /// answered the same way, at most `qleft` captures deep. The position must be live and
+    /// not a repetition nor at the ply limit (the search checks those before the horizon);
+    /// `ply` is its distance from the root. Exposed for tests and analysis; the search calls
+    /// it at its horizon when the quiescence depth is above 0.
+    pub fn quiesce(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        qleft: u32,
+    ) -> i32 {
+        let stand = evaluate_with(pos, &self.weights);
+        self.quiesce_below(pos, stand, ply, alpha, beta, qleft)
+    }
+
+    /// [`Searcher::quiesce`] with the static evaluation `stand` already computed.
+    ///
+    /// The captures are the legal moves (so the must-feed rule holds) whose capture stands: a
+    /// capture the grand-slam rule cancels takes nothing and is a quiet move here. Every child
+    /// is scored by the rules first, in the order the search uses: 25 captured, then no legal
+    /// move (rows collected), then the ply limit (rows collected). A child reached by a
+    /// capture cannot repeat any earlier position (its captured totals are new), so no
+    /// repetition check is needed. Captures are tried largest first.
+    fn quiesce_below(
+        &mut self,
+        pos: &Position,
+        stand: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        qleft: u32,
+    ) -> i32 {
+        if stand >= beta || qleft == 0 || ply >= MAX_PLY {
+            return stand;
+        }
+        let mut kids = [Child::EMPTY; 6];
+        let mut n = 0;
+        for m in &pos.legal_moves() {
+            let mut child = *pos;
+            let effect = child.play_unchecked(m);
+            if effect.captured > 0 {
+                kids[n] = Child {
+                    pos: child,
+                    key: 0,
+                    hash: 0,
+                    mv: m,
+                    order: effect.captured as u32,
+                };
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return stand;
+        }
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && kids[j - 1].order < kids[j].order {
+                kids.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let mut best = stand;
+        alpha = alpha.max(stand);
+        for kid in &kids[..n] {
+            self.nodes += 1;
+            if self.nodes & 1023 == 0 {
+                self.check_limits();
+            }
+            if self.stopped {
+                return 0;
+            }
+            let child = &kid.pos;
+            let cply = ply + 1;
+            let score = if child.has_winning_capture() {
+                -Self::terminal(child, cply, false)
+            } else if child.legal_mask() == 0 {
+                -Self::terminal(child, cply, true)
+            } else if self.base_ply + cply as u32 >= self.max_plies {
+                -Self::terminal(child, cply, true)
+            } else {
+                let h = evaluate_with(child, &self.weights);
+                -self.quiesce_below(child, h, cply, -beta, -alpha, qleft - 1)
+            };
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
     /// A node reached by a move, `ply` plies below the root, with its key and hash.
     #[allow(clippy::too_many_arguments)]
     fn node(
@@ -668,6 +781,9 @@ impl Searcher {
                 // A table node's board is covered, so the estimate always exists; the
                 // heuristic stands in only to avoid a panic in the search.
                 (Some(node), Some(tb)) => node.leaf_score(h, table_estimate(tb, pos).unwrap_or(h)),
+                _ if self.qdepth > 0 && ply < MAX_PLY => {
+                    self.quiesce_below(pos, h, ply, alpha, beta, self.qdepth)
+                }
                 _ => h,
             };
         }
@@ -678,9 +794,11 @@ impl Searcher {
         }
 
         let pv_node = beta - alpha > 1;
-        // A subtree that reaches the ply limit has a value that depends on the path length:
-        // such results are neither taken from nor given to the table.
-        let near_limit = self.base_ply as u64 + ply as u64 + depth as u64 >= self.max_plies as u64;
+        // A subtree that reaches the ply limit (its quiescence plies included) has a value that
+        // depends on the path length: such results are neither taken from nor given to the
+        // table.
+        let near_limit = self.base_ply as u64 + ply as u64 + depth as u64 + self.qdepth as u64
+            >= self.max_plies as u64;
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(hash) {
             tt_move = e.best.filter(|m| moves.contains(*m));
@@ -823,6 +941,168 @@ impl Searcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::alphabeta::{WIN_THRESHOLD, terminal_score};
+
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// Live positions from random games (seeded), with the game that reached each.
+    fn random_games(n: usize, seed: u64) -> Vec<Game> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        while out.len() < n {
+            let mut game = Game::new();
+            let plies = rng.random_range(4..80);
+            for _ in 0..plies {
+                let legal = game.legal_moves();
+                if game.is_over() || legal.is_empty() {
+                    break;
+                }
+                let m = legal.as_slice()[rng.random_range(0..legal.len())];
+                game.play_unchecked(m);
+            }
+            if !game.is_over() {
+                out.push(game);
+            }
+        }
+        out
+    }
+
+    /// The quiescence value written plainly, full window: stand pat or any standing capture,
+    /// children scored by the rules first.
+    fn reference(pos: &Position, ply: u32, qleft: u32, w: &EvalWeights) -> i32 {
+        let stand = evaluate_with(pos, w);
+        if qleft == 0 {
+            return stand;
+        }
+        let mut best = stand;
+        for m in &pos.legal_moves() {
+            let (child, effect) = pos.play(m).expect("legal");
+            if effect.captured == 0 {
+                continue;
+            }
+            let margin = |p: &Position| {
+                let c = p.captured();
+                let me = p.to_move().index();
+                c[me] as i32 - c[1 - me] as i32
+            };
+            let score = if child.has_winning_capture() {
+                -terminal_score(margin(&child), ply + 1)
+            } else if child.legal_moves().is_empty() {
+                let mut done = child;
+                done.collect_rows();
+                -terminal_score(margin(&done), ply + 1)
+            } else {
+                -reference(&child, ply + 1, qleft - 1, w)
+            };
+            best = best.max(score);
+        }
+        best
+    }
+
+    #[test]
+    fn quiescence_is_the_capture_search_with_stand_pat_and_its_bounds_hold() {
+        let w = EvalWeights::DEFAULT;
+        let mut s = Searcher::new(1);
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut deeper = 0;
+        for game in random_games(400, 11) {
+            let pos = *game.position();
+            let stand = evaluate_with(&pos, &w);
+            let full = s.quiesce(&pos, 0, -INF, INF, 8);
+            assert_eq!(full, reference(&pos, 0, 8, &w), "{pos:?}");
+            // Standing pat is always possible: never below the static evaluation.
+            assert!(full >= stand, "{pos:?}");
+            if full != stand {
+                deeper += 1;
+            }
+            // With no standing capture, the evaluation itself.
+            let captures = pos
+                .legal_moves()
+                .iter()
+                .filter(|&m| pos.play(m).is_ok_and(|(_, e)| e.captured > 0))
+                .count();
+            if captures == 0 {
+                assert_eq!(full, stand);
+            }
+            // Fail-soft windows: a result at or below alpha bounds the value from above, one at
+            // or above beta from below, one inside is exact.
+            for _ in 0..4 {
+                let a = full + rng.random_range(-400..400);
+                let b = a + rng.random_range(1..400);
+                let r = s.quiesce(&pos, 0, a, b, 8);
+                if r <= a {
+                    assert!(full <= r, "{pos:?} ({a}, {b}): {r} vs {full}");
+                } else if r >= b {
+                    assert!(full >= r, "{pos:?} ({a}, {b}): {r} vs {full}");
+                } else {
+                    assert_eq!(r, full, "{pos:?} ({a}, {b})");
+                }
+            }
+        }
+        // Captures changed the value of many positions.
+        assert!(deeper > 40, "{deeper}");
+    }
+
+    #[test]
+    fn grand_slams_and_the_must_feed_rule_are_the_engines() {
+        let w = EvalWeights::DEFAULT;
+        let mut s = Searcher::new(1);
+        // North holds 1 seed in A and 1 in B; South's f (2 seeds) makes them 2 and 2: a
+        // capture of every seed North has, cancelled (grand slam). No other capture exists.
+        let pos = Position::from_parts([0, 0, 0, 0, 5, 2, 1, 1, 0, 0, 0, 0], [19, 20], Side::South)
+            .expect("48 seeds");
+        let (_, effect) = pos
+            .play(Move::from_relative(Side::South, 5))
+            .expect("legal");
+        assert!(effect.grand_slam && effect.captured == 0);
+        assert_eq!(s.quiesce(&pos, 0, -INF, INF, 8), evaluate_with(&pos, &w));
+        // North's row is empty: only moves that feed it are legal (e and f, not d), and none
+        // captures.
+        let pos = Position::from_parts([0, 0, 0, 2, 2, 1, 0, 0, 0, 0, 0, 0], [21, 22], Side::South)
+            .expect("48 seeds");
+        assert_eq!(pos.legal_moves().len(), 2);
+        assert_eq!(s.quiesce(&pos, 0, -INF, INF, 8), evaluate_with(&pos, &w));
+    }
+
+    #[test]
+    fn quiescence_sees_what_a_plain_search_at_the_same_depth_misses() {
+        let budget = |d| SearchBudget {
+            depth: Some(d),
+            ..SearchBudget::default()
+        };
+        let (mut plain, mut quiet, mut deep) =
+            (Searcher::new(1), Searcher::new(1), Searcher::new(8));
+        plain.set_quiescence(0);
+        quiet.set_quiescence(8);
+        deep.set_quiescence(0);
+        // (board, captured, South to move): positions from random games where the move a
+        // one-ply search picks without quiescence is not the one a depth-11 search picks,
+        // and with quiescence it is.
+        for (board, captured) in [
+            // North has 24: after d, its capture wins at once; b puts the loss off longest.
+            ([1, 1, 1, 2, 0, 0, 2, 5, 0, 0, 0, 2], [10, 24]),
+            // Material: e walks into a chain of captures, a does not.
+            ([1, 1, 13, 3, 3, 4, 5, 1, 0, 9, 2, 1], [5, 0]),
+        ] {
+            let pos = Position::from_parts(board, captured, Side::South).expect("48 seeds");
+            let game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+            let truth = deep.search(&game, budget(11), &[]);
+            let p = plain.search(&game, budget(1), &[]);
+            let q = quiet.search(&game, budget(1), &[]);
+            assert_ne!(p.best, truth.best, "{board:?}");
+            assert_eq!(q.best, truth.best, "{board:?}");
+        }
+        // The first is lost: quiescence proves it at one ply (North's winning capture is past
+        // the horizon), the plain search sees a heuristic score.
+        let pos = Position::from_parts([1, 1, 1, 2, 0, 0, 2, 5, 0, 0, 0, 2], [10, 24], Side::South)
+            .expect("48 seeds");
+        let game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+        let truth = deep.search(&game, budget(11), &[]);
+        assert!(truth.score <= -WIN_THRESHOLD);
+        assert_eq!(quiet.search(&game, budget(1), &[]).score, truth.score);
+        assert!(plain.search(&game, budget(1), &[]).score > -WIN_THRESHOLD);
+    }
 
     #[test]
     fn history_scores_are_halved_before_they_can_overflow() {
