@@ -26,6 +26,10 @@ pub struct BruteSolver {
     after_capture: HashMap<u128, bool>,
     /// Nodes visited so far.
     pub nodes: u64,
+    /// The node count at which the current question is given up ([`BruteSolver::try_value`]).
+    limit: Option<u64>,
+    /// The current question was given up: its answers mean nothing.
+    exhausted: bool,
 }
 
 impl BruteSolver {
@@ -36,7 +40,14 @@ impl BruteSolver {
 
     /// Whether `side` wins the game `game` (which may carry a history) with best play.
     pub fn wins(&mut self, game: &Game, side: Side) -> bool {
+        if self.exhausted {
+            return false;
+        }
         self.nodes += 1;
+        if self.limit.is_some_and(|l| self.nodes > l) {
+            self.exhausted = true;
+            return false;
+        }
         if let Some(r) = game.result() {
             return r.winner == Winner::Side(side);
         }
@@ -51,7 +62,9 @@ impl BruteSolver {
                     None => {
                         let fresh = Game::from_position(*child.position(), u32::MAX);
                         let w = self.wins(&fresh, side);
-                        self.after_capture.insert(key, w);
+                        if !self.exhausted {
+                            self.after_capture.insert(key, w);
+                        }
                         w
                     }
                 }
@@ -119,6 +132,17 @@ impl BruteSolver {
         } else {
             super::Outcome::Draw
         }
+    }
+
+    /// [`BruteSolver::value`] within `limit` more nodes, or `None` when it needs more (the
+    /// exhaustive search of the paths inside a large component can take very long).
+    pub fn try_value(&mut self, board: &[u8; 12], n: u8, limit: u64) -> Option<u8> {
+        self.limit = Some(self.nodes.saturating_add(limit));
+        let v = self.value(board, n);
+        let done = !self.exhausted;
+        self.exhausted = false;
+        self.limit = None;
+        done.then_some(v)
     }
 
     /// The exact number of the board's seeds the mover of `board` secures from an empty

@@ -304,10 +304,15 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                         && selfplay_egtb::is_exact(t, driver.game(slot)) =>
                 {
                     let mut game = driver.game(slot).clone();
-                    let plies = selfplay_egtb::play_out(t, &mut game)?;
-                    stats.table_games.fetch_add(1, Ordering::Relaxed);
-                    stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
-                    Some(game)
+                    // Where no move can be proven to keep the value the game goes on.
+                    match selfplay_egtb::play_out(t, &mut game)? {
+                        Some(plies) => {
+                            stats.table_games.fetch_add(1, Ordering::Relaxed);
+                            stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
+                            Some(game)
+                        }
+                        None => None,
+                    }
                 }
                 _ => None,
             };

@@ -20,7 +20,7 @@
 //! to the nearest result inside it, and one inside stays. The margin target stays the game's.
 
 use anyhow::Context;
-use oware_egtb::Tables;
+use oware_egtb::{PROOF_DEPTH, Proof, Prover, Tables};
 use oware_engine::Game;
 use std::path::Path;
 use std::sync::Arc;
@@ -52,20 +52,30 @@ pub fn is_exact(tables: &Tables, game: &Game) -> bool {
         .is_some_and(|a| a.probe.bounds.is_exact())
 }
 
+/// The most nodes [`play_out`] lets one proof of a quiet move visit.
+pub const PLAY_OUT_PROOF_NODES: u64 = 200_000;
+
 /// Finishes a game whose position has an exact value by perfect play from the tables; returns
-/// the plies played.
+/// the plies played, or `None` (the game untouched) when no move could be proven to keep the
+/// value within the proofs' budget.
 ///
-/// At a position of exact value `v` (for its mover) every move's interval lies within `[0, v]`
-/// and some move's starts at `v`; that move's child then has the exact value `n' − (v − c)`
-/// for its own mover (`c` seeds captured, `n'` left), so every position of the play-out is
-/// exact and each side secures its share. The game ends because positions since the last
-/// capture cannot repeat forever (and at the ply limit).
+/// At a position of exact value `v` (for its mover, given its history) every move's value lies
+/// within `[0, v]` and some move's is `v`; that move's child then has the exact value
+/// `n' − (v − c)` for its own mover (`c` seeds captured, `n'` left), so the value is carried
+/// from one position to the next and each side secures its share. A move keeps the value when
+/// its interval starts at `v` (a capture at its child's entry value, a repetition, or a quiet
+/// move whose child's interval says so), or, for a quiet move, when a bounded [`Prover`]
+/// search from the real history proves that the child's mover secures no more than its share
+/// (an entry value can be exact where no stored interval of a child is). The game ends because
+/// positions since the last capture cannot repeat forever (and at the ply limit).
 ///
 /// # Errors
-/// A position the tables do not cover or without a move that keeps the value (a table that
-/// contradicts itself), or an illegal move — none of which a sound table allows.
-pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
+/// A position the tables do not cover, or an illegal move — none of which a sound table allows.
+pub fn play_out(tables: &Arc<Tables>, game: &mut Game) -> anyhow::Result<Option<u32>> {
+    let start = game.clone();
+    let mut prover = Prover::new(Arc::clone(tables));
     let mut plies = 0;
+    let mut value: Option<u8> = None;
     while !game.is_over() {
         let analysis = tables.analyse(game).with_context(|| {
             format!(
@@ -73,23 +83,55 @@ pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
                 game.ply()
             )
         })?;
-        let value = analysis.probe.bounds.lo;
-        let mv = analysis
+        let v = match value {
+            Some(v) => v,
+            None if analysis.probe.bounds.is_exact() => analysis.probe.bounds.lo,
+            None => anyhow::bail!("playing out a table ending: the start has no exact value"),
+        };
+        let n = analysis.probe.seeds;
+        let mut chosen = analysis
             .moves
             .iter()
-            .find(|m| m.bounds.lo >= value)
-            .map(|m| m.mv)
-            .with_context(|| {
-                format!(
-                    "playing out a table ending: no move keeps the value {value} at ply {}",
-                    game.ply()
-                )
-            })?;
-        game.play(mv)
+            .find(|m| m.bounds.lo >= v)
+            .map(|m| m.mv);
+        if chosen.is_none() {
+            for m in analysis.moves.iter().filter(|m| m.bounds.hi >= v) {
+                let mut child = game.clone();
+                let effect = child
+                    .play(m.mv)
+                    .context("playing out a table ending: an illegal table move")?;
+                if effect.captured > 0 || child.is_over() {
+                    continue;
+                }
+                // The child's mover must secure no more than n − v.
+                let t = (n - v + 1) as i32;
+                let proof = prover.secures(
+                    child.position(),
+                    child.seen_since_capture(),
+                    t,
+                    PROOF_DEPTH,
+                    PLAY_OUT_PROOF_NODES,
+                    None,
+                );
+                if proof == Proof::No {
+                    chosen = Some(m.mv);
+                    break;
+                }
+            }
+        }
+        let Some(mv) = chosen else {
+            *game = start;
+            return Ok(None);
+        };
+        let effect = game
+            .play(mv)
             .context("playing out a table ending: an illegal table move")?;
+        // The child's mover secures what the mover does not (see above).
+        let _ = effect;
+        value = Some(n - v);
         plies += 1;
     }
-    Ok(plies)
+    Ok(Some(plies))
 }
 
 #[cfg(test)]
@@ -129,7 +171,12 @@ mod tests {
                 let probe = tables.analyse(&game).expect("covered").probe;
                 let outcome = probe.outcome().expect("an exact value decides the result");
                 let (final_lo, _) = probe.final_seeds();
-                play_out(&tables, &mut game).expect("plays out");
+                let tables = Arc::new(tables.clone());
+                let plies = play_out(&tables, &mut game).expect("plays out");
+                assert!(
+                    plies.is_some(),
+                    "{board:?} {side}: no move proven to keep the value"
+                );
                 let result = game.result().expect("the game is over");
                 assert_eq!(result.value_for(side), outcome.value(), "{board:?} {side}");
                 if result.reason != oware_engine::EndReason::Captured25 {
