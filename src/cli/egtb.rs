@@ -244,8 +244,9 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let peak = peak_rss_mib();
+    let positions: u64 = reports.iter().map(|r| r.positions).sum();
     // Two codes per position: the all-history interval and the entry value.
-    let bytes: u64 = reports.iter().map(|r| 2 * r.positions).sum();
+    let bytes = 2 * positions;
     if args.json {
         let out = json!({
             "dir": args.egtb.display().to_string(),
@@ -253,7 +254,8 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             "threads": threads,
             "exact_up_to": args.exact_up_to,
             "node_budget": args.node_budget,
-            "positions": bytes,
+            "positions": positions,
+            "bytes": bytes,
             "seconds": seconds,
             "peak_rss_mib": peak,
             "tables": reports.iter().map(table_json).collect::<Vec<_>>(),
