@@ -263,8 +263,14 @@ fn table_scores_do_not_carry_repetitions_between_histories() {
     let without_history = Game::from_position(*with_history.position(), 1000);
     let win = minimax(&with_history, 12, 0);
     assert_eq!(win, terminal_score(4, 12), "a win in 12 by 4 seeds");
-    let fresh_with = Searcher::new(1).search(&with_history, depth(12), &[]);
-    let fresh_without = Searcher::new(1).search(&without_history, depth(12), &[]);
+    // Plain fixed-depth searches (no quiescence), so the scores are minimax's.
+    let plain = || {
+        let mut s = Searcher::new(1);
+        s.set_quiescence(0);
+        s
+    };
+    let fresh_with = plain().search(&with_history, depth(12), &[]);
+    let fresh_without = plain().search(&without_history, depth(12), &[]);
     assert_eq!(fresh_with.score, win);
     assert_eq!(fresh_without.score, minimax(&without_history, 12, 0));
     assert!(fresh_without.score < WIN_THRESHOLD, "{fresh_without:?}");
@@ -274,7 +280,7 @@ fn table_scores_do_not_carry_repetitions_between_histories() {
         (&without_history, &with_history, &fresh_with),
         (&with_history, &without_history, &fresh_without),
     ] {
-        let mut warm = Searcher::new(1);
+        let mut warm = plain();
         warm.search(first, depth(12), &[]);
         let r = warm.search(second, depth(12), &[]);
         assert_eq!((r.best, r.score), (want.best, want.score), "{r:?}");
