@@ -240,7 +240,7 @@ impl Book {
                     out
                 };
             let words: Vec<&str> = moves.split_whitespace().collect();
-            if words.is_empty() || words.len() % 2 != 0 {
+            if words.is_empty() || !words.len().is_multiple_of(2) {
                 return Err(format!(
                     "line {n}: '{}' is not 'MOVE SHARE' pairs after '|'",
                     shorten(moves.trim())
@@ -631,8 +631,10 @@ mod tests {
 
     #[test]
     fn a_build_is_reproducible_and_follows_its_threshold() {
-        let mut config = MctsConfig::default();
-        config.leaves_per_tree = 1;
+        let config = MctsConfig {
+            leaves_per_tree: 1,
+            ..MctsConfig::default()
+        };
         let options = BookBuild {
             depth: 3,
             sims: 64,

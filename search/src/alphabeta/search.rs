@@ -696,9 +696,8 @@ impl Searcher {
             let cply = ply + 1;
             let score = if child.has_winning_capture() {
                 -Self::terminal(child, cply, false)
-            } else if child.legal_mask() == 0 {
-                -Self::terminal(child, cply, true)
-            } else if self.base_ply + cply as u32 >= self.max_plies {
+            } else if child.legal_mask() == 0 || self.base_ply + cply as u32 >= self.max_plies {
+                // No legal move, or the ply limit: the game ends and each side takes its row.
                 -Self::terminal(child, cply, true)
             } else {
                 let h = evaluate_with(child, &self.weights);
