@@ -343,42 +343,38 @@ impl fmt::Display for PlayerSpec {
                 qdepth,
                 book,
             } => {
-                f.write_str("alphabeta")?;
-                let mut sep = ':';
+                // The options given, in the canonical order, after a ':' and between ','.
+                let mut options: Vec<String> = Vec::new();
                 if let Some(d) = depth {
-                    write!(f, "{sep}depth={d}")?;
-                    sep = ',';
+                    options.push(format!("depth={d}"));
                 }
                 if let Some(ms) = millis {
-                    write!(f, "{sep}ms={ms}")?;
-                    sep = ',';
+                    options.push(format!("ms={ms}"));
                 }
                 if let Some(e) = eval {
-                    write!(f, "{sep}eval={e}")?;
-                    sep = ',';
+                    options.push(format!("eval={e}"));
                 }
                 if let Some(mb) = tt_mb {
-                    write!(f, "{sep}tt_mb={mb}")?;
-                    sep = ',';
+                    options.push(format!("tt_mb={mb}"));
                 }
                 if let Some(tm) = tm {
-                    write!(f, "{sep}tm={}", tm.name())?;
-                    sep = ',';
+                    options.push(format!("tm={}", tm.name()));
                 }
                 if let Some(asp) = asp {
-                    write!(f, "{sep}asp={}", if *asp { "on" } else { "off" })?;
-                    sep = ',';
+                    options.push(format!("asp={}", if *asp { "on" } else { "off" }));
                 }
                 if let Some(q) = qdepth {
-                    write!(f, "{sep}qdepth={q}")?;
-                    sep = ',';
+                    options.push(format!("qdepth={q}"));
                 }
                 if let Some(b) = book {
-                    write!(f, "{sep}book={b}")?;
-                    sep = ',';
+                    options.push(format!("book={b}"));
                 }
                 if let Some(dir) = egtb {
-                    write!(f, "{sep}egtb={dir}")?;
+                    options.push(format!("egtb={dir}"));
+                }
+                f.write_str("alphabeta")?;
+                if !options.is_empty() {
+                    write!(f, ":{}", options.join(","))?;
                 }
                 Ok(())
             }

@@ -270,22 +270,14 @@ impl Book {
 
     /// Reads the book file at `path` (see [`Book::parse`]); the error names the file.
     pub fn load(path: &Path) -> Result<Book, String> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("cannot read the opening book {}: {e}", path.display()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("{}: not an opening book (not text)", path.display()))?;
+        let text = super::data_file::read_text(path, "opening book", "an opening book")?;
         Book::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The book as a file's text (which [`Book::parse`] reads back), after the given comment
     /// lines (each written with a `# ` in front).
     pub fn to_file_text(&self, comments: &[String]) -> String {
-        let mut s = String::new();
-        for c in comments {
-            for line in c.lines() {
-                let _ = writeln!(s, "# {line}");
-            }
-        }
+        let mut s = super::data_file::comment_lines(comments);
         s.push_str(BOOK_FILE_HEADER);
         s.push('\n');
         for line in &self.lines {

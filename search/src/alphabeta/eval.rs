@@ -223,26 +223,15 @@ impl EvalWeights {
 
     /// Reads the weights file at `path` (see [`EvalWeights::parse`]); the error names the file.
     pub fn load(path: &Path) -> Result<EvalWeights, String> {
-        let text = std::fs::read(path)
-            .map_err(|e| format!("cannot read the evaluation weights {}: {e}", path.display()))?;
-        let text = String::from_utf8(text).map_err(|_| {
-            format!(
-                "{}: not an evaluation weights file (not text)",
-                path.display()
-            )
-        })?;
+        let text =
+            super::data_file::read_text(path, "evaluation weights", "an evaluation weights file")?;
         EvalWeights::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The weights as a file's text (which [`EvalWeights::parse`] reads back), after the
     /// given comment lines (each written with a `# ` in front).
     pub fn to_file_text(&self, comments: &[String]) -> String {
-        let mut s = String::new();
-        for c in comments {
-            for line in c.lines() {
-                let _ = writeln!(s, "# {line}");
-            }
-        }
+        let mut s = super::data_file::comment_lines(comments);
         s.push_str(EVAL_FILE_HEADER);
         s.push('\n');
         for (k, v) in FEATURE_NAMES.iter().zip(self.to_array()) {

@@ -2,6 +2,7 @@
 //! transposition table, move ordering and a heuristic evaluation, plus the [`AlphaBetaPlayer`].
 
 mod book;
+mod data_file;
 mod eval;
 mod player;
 mod score;
