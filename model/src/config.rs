@@ -152,6 +152,11 @@ pub struct OptimConfig {
     /// Weight of the auxiliary short-horizon value loss (mean squared error of that head
     /// against its target); used only by networks with the head (`model.short_value`).
     pub short_value_weight: f32,
+    /// Share `m` of the short-horizon value target in the value head's target:
+    /// `(1 − m)·result + m·short`, where `short` is the short-horizon target of
+    /// `selfplay.short_value_horizon` (search values of the next recorded positions, ending in
+    /// the result). 0 trains the value on the game's result alone; any network shape can use it.
+    pub value_target_mix: f32,
 }
 
 impl Default for OptimConfig {
@@ -163,6 +168,7 @@ impl Default for OptimConfig {
             value_weight: 1.0,
             margin_weight: 0.25,
             short_value_weight: 0.25,
+            value_target_mix: 0.0,
         }
     }
 }
@@ -187,6 +193,12 @@ impl OptimConfig {
             if !(0.0..=100.0).contains(&w) {
                 return Err(format!("{name} = {w} is outside 0..=100"));
             }
+        }
+        if !(0.0..=1.0).contains(&self.value_target_mix) {
+            return Err(format!(
+                "value_target_mix = {} is outside 0..=1",
+                self.value_target_mix
+            ));
         }
         Ok(())
     }

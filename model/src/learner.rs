@@ -161,6 +161,20 @@ impl std::fmt::Debug for Learner {
     }
 }
 
+/// The value head's targets: `(1 − mix)·value + mix·short_value` per sample, the results
+/// alone when `mix` is 0 or the batch has no short-horizon column.
+fn value_targets(batch: &TrainBatch, mix: f32) -> Vec<f32> {
+    if mix == 0.0 || batch.short_value.len() != batch.value.len() {
+        return batch.value.clone();
+    }
+    batch
+        .value
+        .iter()
+        .zip(&batch.short_value)
+        .map(|(&z, &s)| (1.0 - mix) * z + mix * s)
+        .collect()
+}
+
 /// Builds the optimizer an [`OptimConfig`] names.
 pub(crate) fn build_optimizer(cfg: &OptimConfig) -> ModuleOptimizer {
     let decay = (cfg.weight_decay > 0.0).then(|| WeightDecayConfig::new(cfg.weight_decay));
@@ -325,7 +339,13 @@ impl Learner {
         }
         let mask = Tensor::<2>::from_data(TensorData::new(mask, [n, 6]), device);
         let target_p = Tensor::<2>::from_data(TensorData::new(target, [n, 6]), device);
-        let target_v = Tensor::<2>::from_data(TensorData::new(batch.value.clone(), [n, 1]), device);
+        let target_v = Tensor::<2>::from_data(
+            TensorData::new(
+                value_targets(batch, self.optim_config.value_target_mix),
+                [n, 1],
+            ),
+            device,
+        );
         let target_m =
             Tensor::<2>::from_data(TensorData::new(batch.margin.clone(), [n, 1]), device);
 
@@ -482,6 +502,43 @@ mod tests {
         assert!(plain.step(&batch, 1e-3).is_ok());
         batch.short_value.pop();
         assert!(learner.step(&batch, 1e-3).is_err());
+    }
+
+    #[test]
+    fn the_value_target_mixes_in_the_short_horizon_target() {
+        let mut batch = fixed_batch(32);
+        batch.short_value = batch.value.iter().map(|v| -v).collect();
+        assert_eq!(value_targets(&batch, 0.0), batch.value);
+        assert_eq!(value_targets(&batch, 1.0), batch.short_value);
+        let quarter = value_targets(&batch, 0.25);
+        for (t, z) in quarter.iter().zip(&batch.value) {
+            assert!((t - 0.5 * z).abs() < 1e-6, "{t} for result {z}");
+        }
+        // No short-horizon column (broker games of old workers): the results.
+        let mut plain = batch.clone();
+        plain.short_value.clear();
+        assert_eq!(value_targets(&plain, 0.5), plain.value);
+        // A network without the short-horizon head learns the mixed target: with the short
+        // target the negated result, an even mix is 0 everywhere.
+        let device = Device::flex();
+        let optim = OptimConfig {
+            value_target_mix: 0.5,
+            ..OptimConfig::default()
+        };
+        let cfg = ModelConfig::new().with_hidden(32).with_blocks(1);
+        let mut learner = Learner::new(&cfg, &optim, &device);
+        for _ in 0..300 {
+            learner.step(&batch, 3e-3).expect("step");
+        }
+        let predicted = learner
+            .evaluator()
+            .predict(&batch.positions)
+            .expect("predict");
+        let worst = predicted
+            .iter()
+            .map(|p| p.value.abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 0.2, "value {worst} where the mixed target is 0");
     }
 
     #[test]
