@@ -20,7 +20,7 @@
 //! to the nearest result inside it, and one inside stays. The margin target stays the game's.
 
 use anyhow::Context;
-use oware_egtb::Tables;
+use oware_egtb::{PROOF_DEPTH, Proof, Prover, Tables};
 use oware_engine::Game;
 use std::path::Path;
 use std::sync::Arc;
@@ -52,20 +52,30 @@ pub fn is_exact(tables: &Tables, game: &Game) -> bool {
         .is_some_and(|a| a.probe.bounds.is_exact())
 }
 
+/// The most nodes [`play_out`] lets one proof of a quiet move visit.
+pub const PLAY_OUT_PROOF_NODES: u64 = 200_000;
+
 /// Finishes a game whose position has an exact value by perfect play from the tables; returns
-/// the plies played.
+/// the plies played, or `None` (the game untouched) when no move could be proven to keep the
+/// value within the proofs' budget.
 ///
-/// At a position of exact value `v` (for its mover) every move's interval lies within `[0, v]`
-/// and some move's starts at `v`; that move's child then has the exact value `n' − (v − c)`
-/// for its own mover (`c` seeds captured, `n'` left), so every position of the play-out is
-/// exact and each side secures its share. The game ends because positions since the last
-/// capture cannot repeat forever (and at the ply limit).
+/// At a position of exact value `v` (for its mover, given its history) every move's value lies
+/// within `[0, v]` and some move's is `v`; that move's child then has the exact value
+/// `n' − (v − c)` for its own mover (`c` seeds captured, `n'` left), so the value is carried
+/// from one position to the next and each side secures its share. A move keeps the value when
+/// its interval starts at `v` (a capture at its child's entry value, a repetition, or a quiet
+/// move whose child's interval says so), or, for a quiet move, when a bounded [`Prover`]
+/// search from the real history proves that the child's mover secures no more than its share
+/// (an entry value can be exact where no stored interval of a child is). The game ends because
+/// positions since the last capture cannot repeat forever (and at the ply limit).
 ///
 /// # Errors
-/// A position the tables do not cover or without a move that keeps the value (a table that
-/// contradicts itself), or an illegal move — none of which a sound table allows.
-pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
+/// A position the tables do not cover, or an illegal move — none of which a sound table allows.
+pub fn play_out(tables: &Arc<Tables>, game: &mut Game) -> anyhow::Result<Option<u32>> {
+    let start = game.clone();
+    let mut prover = Prover::new(Arc::clone(tables));
     let mut plies = 0;
+    let mut value: Option<u8> = None;
     while !game.is_over() {
         let analysis = tables.analyse(game).with_context(|| {
             format!(
@@ -73,23 +83,55 @@ pub fn play_out(tables: &Tables, game: &mut Game) -> anyhow::Result<u32> {
                 game.ply()
             )
         })?;
-        let value = analysis.probe.bounds.lo;
-        let mv = analysis
+        let v = match value {
+            Some(v) => v,
+            None if analysis.probe.bounds.is_exact() => analysis.probe.bounds.lo,
+            None => anyhow::bail!("playing out a table ending: the start has no exact value"),
+        };
+        let n = analysis.probe.seeds;
+        let mut chosen = analysis
             .moves
             .iter()
-            .find(|m| m.bounds.lo >= value)
-            .map(|m| m.mv)
-            .with_context(|| {
-                format!(
-                    "playing out a table ending: no move keeps the value {value} at ply {}",
-                    game.ply()
-                )
-            })?;
-        game.play(mv)
+            .find(|m| m.bounds.lo >= v)
+            .map(|m| m.mv);
+        if chosen.is_none() {
+            for m in analysis.moves.iter().filter(|m| m.bounds.hi >= v) {
+                let mut child = game.clone();
+                let effect = child
+                    .play(m.mv)
+                    .context("playing out a table ending: an illegal table move")?;
+                if effect.captured > 0 || child.is_over() {
+                    continue;
+                }
+                // The child's mover must secure no more than n − v.
+                let t = (n - v + 1) as i32;
+                let proof = prover.secures(
+                    child.position(),
+                    child.seen_since_capture(),
+                    t,
+                    PROOF_DEPTH,
+                    PLAY_OUT_PROOF_NODES,
+                    None,
+                );
+                if proof == Proof::No {
+                    chosen = Some(m.mv);
+                    break;
+                }
+            }
+        }
+        let Some(mv) = chosen else {
+            *game = start;
+            return Ok(None);
+        };
+        let effect = game
+            .play(mv)
             .context("playing out a table ending: an illegal table move")?;
+        // The child's mover secures what the mover does not (see above).
+        let _ = effect;
+        value = Some(n - v);
         plies += 1;
     }
-    Ok(plies)
+    Ok(Some(plies))
 }
 
 #[cfg(test)]
@@ -108,12 +150,52 @@ mod tests {
         Tables::from_tables(Path::new("memory"), tables)
     }
 
+    /// Plays `game` out and checks the ending against what the tables said of its start:
+    /// the result, the final score (unless the 25-seed ending stopped the count) and a record
+    /// that replays. Returns whether it was played out; a play-out that gives up must leave
+    /// the game untouched.
+    fn check_play_out(tables: &Arc<Tables>, pos: Position, side: Side) -> bool {
+        let mut game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+        // The interval with the game's (empty) history: what the play-out follows.
+        let probe = tables.analyse(&game).expect("covered").probe;
+        let outcome = probe.outcome().expect("an exact value decides the result");
+        let (final_lo, _) = probe.final_seeds();
+        let before = game.clone();
+        let Some(_) = play_out(tables, &mut game).expect("plays out") else {
+            assert!(
+                game.moves() == before.moves() && game.position() == before.position(),
+                "a play-out that gives up leaves the game as it was"
+            );
+            return false;
+        };
+        let board = pos.board();
+        let result = game.result().expect("the game is over");
+        assert_eq!(result.value_for(side), outcome.value(), "{board:?} {side}");
+        if result.reason != oware_engine::EndReason::Captured25 {
+            // Without the early stop at 25 the mover ends with exactly its share.
+            assert_eq!(result.score[side.index()] as u32, final_lo, "{board:?}");
+        }
+        // The record replays to the same result.
+        let replayed = Game::replay_from(
+            pos,
+            oware_engine::DEFAULT_MAX_PLIES,
+            game.moves().iter().copied(),
+            |_, _, _| {},
+        );
+        assert_eq!(replayed.ok().and_then(|g| g.result()), Some(result));
+        true
+    }
+
     #[test]
     fn a_play_out_reaches_the_final_score_the_tables_give() {
-        let tables = tiny_tables(6);
+        let tables = Arc::new(tiny_tables(6));
         // Every board of 4 to 6 seeds, South and North to move, with captured totals that
-        // leave the result open.
-        let mut checked = 0;
+        // leave the result open. A start exact after every history is always played out (each
+        // step has a move whose stored interval keeps the value); one exact only by its entry
+        // value (the start of a game has an empty history) may need proofs from the real
+        // history beyond the play-out's budget: every 32nd of those is tried, and each one
+        // played out must end as the tables said.
+        let (mut all_history, mut entry_only, mut entry_played, mut entry_seen) = (0, 0, 0, 0);
         for (n, board) in (4..=6usize)
             .flat_map(|n| Boards::new(n, 0, table_len(n)).map(move |(_, board)| (n as u8, board)))
         {
@@ -121,33 +203,34 @@ mod tests {
                 let south = (48 - n) / 2;
                 let pos = Position::from_parts(board, [south, 48 - n - south], side)
                     .expect("valid position");
-                let mut game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+                let game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
                 if game.is_over() || !is_exact(&tables, &game) {
                     continue;
                 }
-                // The interval with the game's (empty) history: what the play-out follows.
-                let probe = tables.analyse(&game).expect("covered").probe;
-                let outcome = probe.outcome().expect("an exact value decides the result");
-                let (final_lo, _) = probe.final_seeds();
-                play_out(&tables, &mut game).expect("plays out");
-                let result = game.result().expect("the game is over");
-                assert_eq!(result.value_for(side), outcome.value(), "{board:?} {side}");
-                if result.reason != oware_engine::EndReason::Captured25 {
-                    // Without the early stop at 25 the mover ends with exactly its share.
-                    assert_eq!(result.score[side.index()] as u32, final_lo, "{board:?}");
+                if tables.bounds(&pos).is_some_and(|b| b.is_exact()) {
+                    assert!(
+                        check_play_out(&tables, pos, side),
+                        "{board:?} {side}: no move proven to keep the value"
+                    );
+                    all_history += 1;
+                } else {
+                    entry_seen += 1;
+                    if entry_seen % 32 == 0 {
+                        entry_only += 1;
+                        entry_played += check_play_out(&tables, pos, side) as u32;
+                    }
                 }
-                // The record replays to the same result.
-                let replayed = Game::replay_from(
-                    pos,
-                    oware_engine::DEFAULT_MAX_PLIES,
-                    game.moves().iter().copied(),
-                    |_, _, _| {},
-                );
-                assert_eq!(replayed.ok().and_then(|g| g.result()), Some(result));
-                checked += 1;
             }
         }
-        assert!(checked >= 100, "only {checked} exact positions checked");
+        assert!(
+            all_history >= 100,
+            "only {all_history} exact positions checked"
+        );
+        // Not vacuous: most entry-exact starts tried are played out within the budget.
+        assert!(
+            entry_played * 2 > entry_only && entry_only >= 20,
+            "{entry_played} of {entry_only} entry-exact starts played out"
+        );
     }
 
     #[test]
