@@ -8,7 +8,7 @@
 
 use crate::{MatchOptions, PlayerFactory, play_match};
 use anyhow::Context;
-use oware_egtb::{Tables, Verdict, judge};
+use oware_egtb::{Prover, Tables, Verdict, judge, prove_moves};
 use oware_engine::record::games_in;
 use oware_engine::{DEFAULT_MAX_PLIES, Game};
 use oware_search::Budget;
@@ -112,6 +112,8 @@ pub struct Tally {
     pub keeps: u32,
     /// The move proven to throw the position's result away.
     pub throws: u32,
+    /// Nodes the proofs from the real histories visited.
+    pub nodes: u64,
 }
 
 impl Tally {
@@ -125,6 +127,7 @@ impl Tally {
         }
         self.lost_lo += v.lost.0 as u64;
         self.lost_hi += v.lost.1 as u64;
+        self.nodes += v.nodes;
         match v.keeps_result {
             Some(true) => self.keeps += 1,
             Some(false) => self.throws += 1,
@@ -146,6 +149,9 @@ impl Tally {
             "optimal": self.optimal,
             "suboptimal": self.suboptimal,
             "undecided": self.positions - self.decided(),
+            "decided": self.decided(),
+            "decided_share": self.decided() as f64 / n,
+            "proof_nodes": self.nodes,
             "optimal_share": share,
             "seeds_lost_per_move": [self.lost_lo as f64 / n, self.lost_hi as f64 / n],
             "result_kept": self.keeps,
@@ -201,7 +207,9 @@ impl JudgeReport {
             self.total.positions,
             egtb.display()
         );
-        out.push_str("seeds  positions  optimal (of decided)  seeds lost/move  result thrown\n");
+        out.push_str(
+            "seeds  positions  decided  optimal (of decided)  seeds lost/move  result thrown  proof nodes\n",
+        );
         let line = |label: String, t: &Tally| {
             let n = t.positions.max(1) as f64;
             let share = if t.decided() > 0 {
@@ -214,11 +222,13 @@ impl JudgeReport {
                 "    - of    0".to_string()
             };
             format!(
-                "{label:>5}  {:>9}  {share:>20}  {:>6.2}..{:<6.2}  {:>5}\n",
+                "{label:>5}  {:>9}  {:>6.1}%  {share:>20}  {:>6.2}..{:<6.2}  {:>13}  {:>11}\n",
                 t.positions,
+                100.0 * t.decided() as f64 / n,
                 t.lost_lo as f64 / n,
                 t.lost_hi as f64 / n,
-                t.throws
+                t.throws,
+                t.nodes
             )
         };
         for (n, t) in &self.per_seeds {
@@ -229,16 +239,25 @@ impl JudgeReport {
     }
 }
 
+/// The most nodes [`judge_positions`] lets one proof of a threshold visit by default.
+pub const DEFAULT_PROOF_NODES: u64 = 100_000;
+
 /// Judges the player of `factory` (a fresh one per position, seeded from `seed`) on every
-/// position, on `threads` threads; `progress` hears (judged, total) now and then.
+/// position, on `threads` threads; `progress` hears (judged, total) now and then. Each
+/// position's moves are those of [`Tables::analyse`] (a capture child at its entry value),
+/// the open ones narrowed by proofs from the game's real history of at most `proof_nodes`
+/// nodes per threshold ([`prove_moves`]; 0: no proofs).
+#[allow(clippy::too_many_arguments)]
 pub fn judge_positions(
     tables: &Tables,
     positions: &[Game],
     factory: &PlayerFactory<'_>,
     seed: u64,
     threads: usize,
+    proof_nodes: u64,
     progress: &(dyn Fn(u32, usize) + Sync),
 ) -> anyhow::Result<Vec<Verdict>> {
+    let shared = std::sync::Arc::new(tables.clone());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -250,17 +269,22 @@ pub fn judge_positions(
             .par_iter()
             .enumerate()
             .map(|(i, game)| -> anyhow::Result<Verdict> {
-                let analysis = tables
-                    .analyse(game)
-                    .context("a candidate position is covered by the tables")?;
+                let (analysis, nodes) = if proof_nodes > 0 {
+                    let mut prover = Prover::new(std::sync::Arc::clone(&shared));
+                    prove_moves(tables, &mut prover, game, proof_nodes)
+                } else {
+                    tables.analyse(game).map(|a| (a, 0))
+                }
+                .context("a candidate position is covered by the tables")?;
                 let mut player = factory(seed ^ (i as u64).wrapping_mul(0x51ED))
                     .map_err(|e| anyhow::anyhow!(e))?;
                 let choice = player
                     .choose(game, Budget::default())
                     .with_context(|| format!("{} choosing a move", player.name()))?;
-                let v = judge(&analysis, choice.mv).with_context(|| {
+                let mut v = judge(&analysis, choice.mv).with_context(|| {
                     format!("{} chose {}, not a legal move", player.name(), choice.mv)
                 })?;
+                v.nodes = nodes;
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(10) || d as usize == total {
                     progress(d, total);
@@ -325,7 +349,8 @@ mod tests {
             positions_from_selfplay(&make, (2, 4), 10, 1, 2, &mut |_, _| {}).expect("plays");
         assert!(!found.is_empty());
         let positions = draw_positions(found, 10, 7);
-        let verdicts = judge_positions(&tb, &positions, &make, 1, 2, &|_, _| {}).expect("judges");
+        let verdicts =
+            judge_positions(&tb, &positions, &make, 1, 2, 10_000, &|_, _| {}).expect("judges");
         assert_eq!(verdicts.len(), positions.len());
         let report = JudgeReport::of(&verdicts);
         assert_eq!(report.total.positions as usize, positions.len());

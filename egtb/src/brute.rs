@@ -19,13 +19,26 @@ use rand::Rng;
 use rand::rngs::SmallRng;
 use std::collections::HashMap;
 
+/// Answers kept for positions with a history before the store is emptied.
+const HISTORY_MEMO_LIMIT: usize = 1 << 18;
+
 /// Decides wins by exhaustive search, remembering positions reached by a capture (whose history
-/// is empty, so their result does not depend on the path).
+/// is empty, so their result does not depend on the path) and, without a ply limit in reach,
+/// every other position with the set of positions seen since the last capture (what is left
+/// of the game depends on that set, not on the order it was played in).
 #[derive(Debug, Default)]
 pub struct BruteSolver {
     after_capture: HashMap<u128, bool>,
+    /// Answers of positions with a non-empty history, keyed by the side asked about, the
+    /// position and the set of positions seen since the last capture: the rest of the game
+    /// depends on that set only, not on the order it was played in.
+    with_history: HashMap<(bool, u128, Vec<u128>), bool>,
     /// Nodes visited so far.
     pub nodes: u64,
+    /// The node count at which the current question is given up ([`BruteSolver::try_value`]).
+    limit: Option<u64>,
+    /// The current question was given up: its answers mean nothing.
+    exhausted: bool,
 }
 
 impl BruteSolver {
@@ -36,7 +49,14 @@ impl BruteSolver {
 
     /// Whether `side` wins the game `game` (which may carry a history) with best play.
     pub fn wins(&mut self, game: &Game, side: Side) -> bool {
+        if self.exhausted {
+            return false;
+        }
         self.nodes += 1;
+        if self.limit.is_some_and(|l| self.nodes > l) {
+            self.exhausted = true;
+            return false;
+        }
         if let Some(r) = game.result() {
             return r.winner == Winner::Side(side);
         }
@@ -51,12 +71,32 @@ impl BruteSolver {
                     None => {
                         let fresh = Game::from_position(*child.position(), u32::MAX);
                         let w = self.wins(&fresh, side);
-                        self.after_capture.insert(key, w);
+                        if !self.exhausted {
+                            self.after_capture.insert(key, w);
+                        }
                         w
                     }
                 }
-            } else {
+            } else if child.result().is_some() || child.max_plies() != u32::MAX {
+                // A ply limit in reach makes the answer depend on the ply count too.
                 self.wins(&child, side)
+            } else {
+                let mut seen = child.seen_since_capture().to_vec();
+                seen.sort_unstable();
+                let key = (side == Side::South, child.position().key(), seen);
+                match self.with_history.get(&key) {
+                    Some(&w) => w,
+                    None => {
+                        let w = self.wins(&child, side);
+                        if !self.exhausted {
+                            if self.with_history.len() >= HISTORY_MEMO_LIMIT {
+                                self.with_history.clear();
+                            }
+                            self.with_history.insert(key, w);
+                        }
+                        w
+                    }
+                }
             };
             if w == mover {
                 return w;
@@ -119,6 +159,17 @@ impl BruteSolver {
         } else {
             super::Outcome::Draw
         }
+    }
+
+    /// [`BruteSolver::value`] within `limit` more nodes, or `None` when it needs more (the
+    /// exhaustive search of the paths inside a large component can take very long).
+    pub fn try_value(&mut self, board: &[u8; 12], n: u8, limit: u64) -> Option<u8> {
+        self.limit = Some(self.nodes.saturating_add(limit));
+        let v = self.value(board, n);
+        let done = !self.exhausted;
+        self.exhausted = false;
+        self.limit = None;
+        done.then_some(v)
     }
 
     /// The exact number of the board's seeds the mover of `board` secures from an empty

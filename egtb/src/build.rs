@@ -1,8 +1,8 @@
 //! Building the tables of a directory, smallest first, keeping those already there.
 
-use super::file::{FileError, read_table, table_path, write_table};
+use super::file::{FileError, OLDEST_READ_VERSION, read_table, table_path, write_table};
 use super::index::{MAX_TABLE_SEEDS, table_len};
-use super::solve::{SolveEvent, SolveStats, solve_table};
+use super::solve::{SolveEvent, SolveOptions, SolveStats, solve_table_with};
 use super::table::Table;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,8 @@ pub enum BuildEvent<'a> {
         /// Its positions.
         positions: u64,
     },
-    /// The file of the table of `n` seeds was there but unusable; it is built again.
+    /// The file of the table of `n` seeds was there but unusable or of an older format
+    /// version (without entry values); it is built again.
     Replacing {
         /// Seeds.
         n: u8,
@@ -50,8 +51,10 @@ pub struct TableReport {
     pub n: u8,
     /// Positions.
     pub positions: u64,
-    /// Positions with an exact value.
+    /// Positions with an exact value after every history.
     pub exact: u64,
+    /// Positions with an exact entry value (after an empty history).
+    pub entry_exact: u64,
     /// The file.
     pub path: PathBuf,
     /// The solver's figures; `None` when the table was kept.
@@ -77,12 +80,23 @@ pub enum BuildError {
     File(#[from] FileError),
 }
 
-/// Builds the tables of 0..=`max` seeds in `dir` (made if missing) on the current rayon pool.
-/// A table whose file is present and passes every check is kept; any other is solved (from
-/// the smaller ones) and written atomically. Returns one report per table and the tables.
+/// [`build_tables_with`] with the default [`SolveOptions`].
 pub fn build_tables(
     dir: &Path,
     max: usize,
+    report: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<(Vec<TableReport>, Vec<Table>), BuildError> {
+    build_tables_with(dir, max, &SolveOptions::default(), report)
+}
+
+/// Builds the tables of 0..=`max` seeds in `dir` (made if missing) on the current rayon pool.
+/// A table whose file is present, of the current format version (with entry values) and
+/// passes every check is kept; any other is solved (from the smaller ones, with `options`)
+/// and written atomically. Returns one report per table and the tables.
+pub fn build_tables_with(
+    dir: &Path,
+    max: usize,
+    options: &SolveOptions,
     report: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(Vec<TableReport>, Vec<Table>), BuildError> {
     if max > MAX_TABLE_SEEDS {
@@ -98,12 +112,23 @@ pub fn build_tables(
         let positions = table_len(n);
         let nn = n as u8;
         match read_table(dir, n) {
+            Ok(t) if !t.has_entries() => {
+                let error = FileError::Outdated {
+                    path: table_path(dir, n),
+                    version: OLDEST_READ_VERSION,
+                };
+                report(BuildEvent::Replacing {
+                    n: nn,
+                    error: &error,
+                });
+            }
             Ok(t) => {
                 report(BuildEvent::Kept { n: nn, positions });
                 reports.push(TableReport {
                     n: nn,
                     positions,
                     exact: t.exact_count(),
+                    entry_exact: t.entry_exact_count().unwrap_or(0),
                     path: table_path(dir, n),
                     stats: None,
                 });
@@ -114,7 +139,7 @@ pub fn build_tables(
             Err(e) => report(BuildEvent::Replacing { n: nn, error: &e }),
         }
         report(BuildEvent::Started { n: nn, positions });
-        let (t, stats) = solve_table(nn, &tables, &|e| report(BuildEvent::Solve(e)));
+        let (t, stats) = solve_table_with(nn, &tables, options, &|e| report(BuildEvent::Solve(e)));
         let path = write_table(dir, &t)?;
         report(BuildEvent::Written {
             n: nn,
@@ -125,6 +150,7 @@ pub fn build_tables(
             n: nn,
             positions,
             exact: t.exact_count(),
+            entry_exact: stats.entry_exact,
             path,
             stats: Some(stats),
         });
@@ -168,6 +194,20 @@ mod tests {
         assert_eq!(&events[5..], ["written 4", "kept 5", "written 6"]);
         assert_eq!(&again[..6], &tables[..]);
         assert!(second[4].stats.is_some() && second[5].stats.is_none());
+        // A table of format version 3 (no entry values) is rebuilt.
+        let old = Table::new(2, again[2].codes().to_vec()).expect("valid");
+        write_table(&sub, &old).expect("write");
+        let events = Mutex::new(Vec::new());
+        let (_, third) = build_tables(&sub, 3, &|e| {
+            if let BuildEvent::Replacing { n, error } = e {
+                events.lock().expect("lock").push(format!("{n}: {error}"));
+            }
+        })
+        .expect("build");
+        let events = events.into_inner().expect("lock");
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert!(events[0].starts_with("2: ") && events[0].contains("version 3"));
+        assert_eq!(third[2], again[2]);
         assert!(matches!(
             build_tables(&sub, 22, &|_| {}),
             Err(BuildError::TooManySeeds(22))

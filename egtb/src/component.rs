@@ -56,6 +56,19 @@ pub(crate) struct Components<'a> {
     pub fixed: &'a [u8],
     /// Per position: its interval, [`pack`]ed (final for solved components).
     pub state: &'a [AtomicU16],
+    /// Per position: its entry interval (after an empty history), [`pack`]ed, final for
+    /// solved components and for positions settled by the capture pass.
+    pub entry: &'a [AtomicU16],
+    /// Whether open entries of cyclic components are settled by an exact search.
+    pub exact: bool,
+    /// The most nodes one exact search of an entry may visit.
+    pub node_budget: u64,
+    /// Entries searched exactly, those the search settled, and the nodes it visited.
+    pub searched: AtomicU64,
+    /// Entries the exact search settled.
+    pub settled: AtomicU64,
+    /// Nodes the exact searches visited.
+    pub search_nodes: AtomicU64,
     /// Positions to look at again in a targeted sweep.
     pub dirty: Bits,
     /// Positions that changed in a full sweep.
@@ -103,9 +116,36 @@ impl Components<'_> {
                     l = l.max(n - row.max(ch));
                     h = h.max(n - row.min(cl));
                 } else {
-                    l = l.max(n - ch);
-                    h = h.max(n - cl);
+                    // A move out of the component: no position since the last capture can
+                    // be reached again, so the child is worth its entry value.
+                    let (el, eh) = unpack(self.entry[index as usize].load(Relaxed));
+                    l = l.max(n - eh);
+                    h = h.max(n - el);
                 }
+            }
+        }
+        (l, h)
+    }
+
+    /// The entry interval `v` gets from its moves: as [`Components::evaluate_moves`], but a
+    /// quiet move inside the component only continues the game (it is never needed to
+    /// repeat: see [`Components::solve_entries`]) at the child's current entry interval.
+    #[inline]
+    fn evaluate_entry(&self, v: u32, board: &[u8; 12], id: u32, ids: &[u32]) -> (u8, u8) {
+        let n = self.n;
+        let mut succ = [NO_SUCCESSOR; 6];
+        let k = successors(board, n, &mut succ);
+        let f = self.fixed[v as usize];
+        let (mut l, mut h) = match Bounds::from_code(f) {
+            Some(b) if f != NO_CAPTURE => (b.lo, b.hi),
+            _ => (0, 0),
+        };
+        for s in &succ[..k] {
+            if let Successor::Quiet { index, .. } = *s {
+                let (cl, ch) = unpack(self.entry[index as usize].load(Relaxed));
+                debug_assert!(ids[index as usize] == id || cl <= ch);
+                l = l.max(n - ch);
+                h = h.max(n - cl);
             }
         }
         (l, h)
@@ -125,10 +165,121 @@ impl Components<'_> {
                 self.expanded.fetch_add(1, Relaxed);
                 let (l, h) = self.evaluate_moves(v, &succ[..k], id, ids);
                 self.state[v as usize].store(pack(l, h), Relaxed);
+                // Every move leaves the component, so no history since the last capture
+                // matters: the entry interval is the same.
+                self.entry[v as usize].store(pack(l, h), Relaxed);
                 return ComponentStats::default();
             }
         }
-        self.sweep_until_stable(members, id, ids)
+        let stats = self.sweep_until_stable(members, id, ids);
+        self.solve_entries(members, id, ids);
+        stats
+    }
+
+    /// The entry intervals of a cyclic component whose all-history intervals are final.
+    ///
+    /// 1. **Fixpoints.** Each member starts at its all-history interval and is narrowed, sweep
+    ///    after sweep, by its moves with quiet moves inside the component valued by the
+    ///    child's entry interval as if the game went on: `lo` climbs to the least fixpoint of
+    ///    the max–min recursion above the all-history `lo`, `hi` falls to the greatest one
+    ///    below `hi`. Both are sound after an empty history: a side whose bound was raised at
+    ///    step `k` forces, by the moves that justified it, a line whose positions were
+    ///    justified at strictly earlier steps, so (for each side to move) no position of the
+    ///    line repeats one before it, until a capture, an exit from the component or a
+    ///    position whose all-history bound (valid after any history) carries the rest.
+    /// 2. **Exact search.** With [`Components::exact`], every member still open is searched
+    ///    from an empty history ([`Components::search`]) within the node budget, windowed by
+    ///    its fixpoint interval; what the search settles is stored, the rest keeps the
+    ///    fixpoints.
+    fn solve_entries(&self, members: &[u32], id: u32, ids: &[u32]) {
+        let n = self.n;
+        let par = members.len() >= PARALLEL;
+        let init = |part: &[u32]| {
+            for &v in part {
+                self.entry[v as usize].store(self.state[v as usize].load(Relaxed), Relaxed);
+            }
+        };
+        if par {
+            members.par_chunks(CHUNK).for_each(init);
+        } else {
+            init(members);
+        }
+        // One full sweep, then only the members with a child that changed (their parents are
+        // marked when it changes).
+        let mut full = true;
+        loop {
+            let moved = AtomicU64::new(0);
+            let looked = AtomicU64::new(0);
+            let work = |part: &[u32]| {
+                let (mut m, mut seen) = (0u64, 0u64);
+                let mut cursor = Cursor::new(n);
+                for &v in part {
+                    if !full && !self.dirty.take_bit(v as u64) {
+                        continue;
+                    }
+                    let (ol, oh) = unpack(self.entry[v as usize].load(Relaxed));
+                    if ol == oh {
+                        continue;
+                    }
+                    seen += 1;
+                    let board = cursor.seek(v as u64);
+                    let (nl, nh) = self.evaluate_entry(v, &board, id, ids);
+                    let (l, h) = (ol.max(nl), oh.min(nh));
+                    if (l, h) != (ol, oh) {
+                        assert!(l <= h, "sound entry bounds cannot cross");
+                        self.entry[v as usize].store(pack(l, h), Relaxed);
+                        self.mark_parents(&board, id, ids);
+                        m += 1;
+                    }
+                }
+                moved.fetch_add(m, Relaxed);
+                looked.fetch_add(seen, Relaxed);
+            };
+            if par {
+                members.par_chunks(CHUNK).for_each(work);
+            } else {
+                work(members);
+            }
+            self.expanded.fetch_add(looked.into_inner(), Relaxed);
+            full = false;
+            if moved.into_inner() == 0 {
+                break;
+            }
+        }
+        if !self.exact {
+            return;
+        }
+        let open: Vec<u32> = members
+            .iter()
+            .copied()
+            .filter(|&v| {
+                let (l, h) = unpack(self.entry[v as usize].load(Relaxed));
+                l < h
+            })
+            .collect();
+        let settle = |&v: &u32| {
+            let (l, h) = unpack(self.entry[v as usize].load(Relaxed));
+            let mut search = Search {
+                comps: self,
+                id,
+                ids,
+                path: Vec::with_capacity(64),
+                nodes: 0,
+                aborted: false,
+            };
+            search.path.push(v);
+            let r = search.value(v, l as i16 - 1, h as i16 + 1);
+            self.searched.fetch_add(1, Relaxed);
+            self.search_nodes.fetch_add(search.nodes, Relaxed);
+            if !search.aborted && (l as i16) <= r && r <= h as i16 {
+                self.entry[v as usize].store(pack(r as u8, r as u8), Relaxed);
+                self.settled.fetch_add(1, Relaxed);
+            }
+        };
+        // Each search reads only final values and the all-history intervals: the roots are
+        // independent (an entry value holds after an empty history only, so no root uses
+        // another's).
+        open.par_iter().for_each(settle);
     }
 
     fn board(&self, v: u32) -> [u8; 12] {
@@ -227,6 +378,106 @@ impl Components<'_> {
                 self.dirty.set(p);
             }
         });
+    }
+}
+
+/// An exact search of the real game from one entry of a component, over (position, path since
+/// the entry): a quiet move back to a position of the path with the same side to move ends
+/// the game (each side takes its row), a move out of the component or a capture is worth the
+/// child's entry value, and each node is cut short by its all-history interval, which holds
+/// after the path. Nothing is stored between nodes: scores depend on the path.
+struct Search<'c, 'a> {
+    comps: &'c Components<'a>,
+    id: u32,
+    ids: &'c [u32],
+    /// The positions since the entry (the entry first); the one at depth `d` has the entry's
+    /// mover to move when `d` is even.
+    path: Vec<u32>,
+    nodes: u64,
+    /// The budget ran out, or an exit's value was not exact: the result means nothing.
+    aborted: bool,
+}
+
+impl Search<'_, '_> {
+    /// The value of the last position of the path (`v`) for its mover: exact when it lies
+    /// strictly between `alpha` and `beta`, an upper bound when at most `alpha`, a lower bound
+    /// when at least `beta` (fail-soft alpha-beta).
+    fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> i16 {
+        let c = self.comps;
+        let n = c.n;
+        self.nodes += 1;
+        if self.nodes > c.node_budget {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
+        let (lo, hi) = unpack(c.state[v as usize].load(Relaxed));
+        let (lo, hi) = (lo as i16, hi as i16);
+        if lo == hi || lo >= beta || hi <= alpha {
+            return if hi <= alpha { hi } else { lo };
+        }
+        let board = c.board(v);
+        let mut succ = [NO_SUCCESSOR; 6];
+        let k = successors(&board, n, &mut succ);
+        let f = c.fixed[v as usize];
+        let mut best: i16 = lo;
+        if let Some(b) = Bounds::from_code(f).filter(|_| f != NO_CAPTURE) {
+            if !b.is_exact() {
+                self.aborted = true;
+                return 0;
+            }
+            best = best.max(b.lo as i16);
+        }
+        // Settled moves first (repetitions and exits), then the moves to search, the child
+        // likeliest to be bad for its mover first.
+        let depth = self.path.len();
+        let mut open: [(u8, u32); 6] = [(0, 0); 6];
+        let mut m = 0;
+        for s in &succ[..k] {
+            let Successor::Quiet { index, row, .. } = *s else {
+                continue;
+            };
+            let q = index as u32;
+            let score = if self.ids[q as usize] != self.id {
+                let (el, eh) = unpack(c.entry[q as usize].load(Relaxed));
+                if el != eh {
+                    self.aborted = true;
+                    return 0;
+                }
+                n as i16 - el as i16
+            } else if self.path[depth % 2..].iter().step_by(2).any(|&p| p == q) {
+                // A repetition: the mover keeps what is on its row after the move.
+                n as i16 - row as i16
+            } else {
+                // The child's entry interval guesses its value best: the lowest first.
+                let (el, eh) = unpack(c.entry[q as usize].load(Relaxed));
+                open[m] = (eh + el, q);
+                m += 1;
+                continue;
+            };
+            best = best.max(score);
+        }
+        if best >= beta {
+            return best;
+        }
+        alpha = alpha.max(best);
+        let open = &mut open[..m];
+        open.sort_unstable();
+        for &(_, q) in open.iter() {
+            self.path.push(q);
+            let r = n as i16 - self.value(q, n as i16 - beta, n as i16 - alpha);
+            self.path.pop();
+            if self.aborted {
+                return 0;
+            }
+            best = best.max(r);
+            if best >= beta {
+                return best;
+            }
+            alpha = alpha.max(best);
+        }
+        best
     }
 }
 

@@ -1,4 +1,6 @@
-//! Table files: a 72-byte header, then one code per position in index order.
+//! Table files: a 72-byte header, then one code per position in index order (the interval
+//! valid after every history), then, from format version 4 on, one entry code per position in
+//! index order (the interval of the value after an empty history; see the crate docs).
 //!
 //! | bytes  | field                                                                |
 //! |--------|----------------------------------------------------------------------|
@@ -7,12 +9,13 @@
 //! | 12..44 | rules and meaning of the values, ASCII, zero-padded ([`RULES`])      |
 //! | 44..48 | seeds on the board, u32                                              |
 //! | 48..56 | positions, u64 (`C(n + 11, 11)`)                                     |
-//! | 56..64 | checksum of the codes, u64 ([`oware_engine::checksum::checksum`], FNV-1a)  |
+//! | 56..64 | checksum of all the codes after the header, u64 ([`oware_engine::checksum::checksum`], FNV-1a) |
 //! | 64..72 | checksum of bytes 0..64, u64                                         |
 //!
 //! Files are written with [`oware_engine::atomic_file::write_atomic_with`], so a crash leaves the old file
 //! or the new one. Reading checks every field, the length and both checksums, then every code;
-//! each failure is an error that names the file.
+//! each failure is an error that names the file. Files of version 3 (no entry codes) are
+//! still read, as tables without entry values; a build replaces them.
 
 use super::index::{MAX_TABLE_SEEDS, table_len};
 use super::table::{Table, TableError};
@@ -20,14 +23,18 @@ use oware_engine::checksum::checksum;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// The file format's version. 3: the bytes mean what they meant in 2 (an interval valid for
-/// every history), but version 3 tables are solved component by component and are sharper,
-/// so a build does not keep the looser tables of version 2.
-pub const FORMAT_VERSION: u32 = 3;
+/// The file format's version. 4: the codes of version 3 (an interval valid for every
+/// history), then an entry code per position (the value after an empty history). Version 3
+/// tables are solved component by component; version 2 ones are looser and not read.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format version still read: version 3, without entry codes.
+pub const OLDEST_READ_VERSION: u32 = 3;
 /// The rules the tables are built for and what their values mean: Abapa (captures of 2 and 3
 /// chained backwards, grand slam cancelled, must feed, no move and repetition end the game
-/// with each side taking its row), values bounded over all histories.
-pub const RULES: &str = "abapa;rep=own-rows;all-histories";
+/// with each side taking its row), values bounded over all histories, then entry values.
+pub const RULES: &str = "abapa;rep=own-rows;all+entry";
+/// What version 3 files carry in the rules field.
+const RULES_V3: &str = "abapa;rep=own-rows;all-histories";
 /// The header's length in bytes.
 pub const HEADER_LEN: usize = 72;
 const MAGIC: &[u8; 8] = b"OWAREGTB";
@@ -59,6 +66,15 @@ pub enum FileError {
         /// What happened.
         source: io::Error,
     },
+    /// The file is an intact table of an older format version, without entry values: it is
+    /// read (see [`read_table`]) but a build replaces it.
+    #[error("{}: format version {version}, without entry values: `oware egtb build` rebuilds it", path.display())]
+    Outdated {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        version: u32,
+    },
     /// The file's content is not the table it should be.
     #[error("{}: {reason}", path.display())]
     Invalid {
@@ -76,27 +92,45 @@ impl FileError {
     }
 }
 
-fn header(n: usize, codes: &[u8]) -> [u8; HEADER_LEN] {
+/// The header of a file of `version` (3 or 4) with `positions` positions and `data` after it.
+fn header_of(version: u32, n: usize, positions: u64, data: &[u8]) -> [u8; HEADER_LEN] {
+    let rules = if version == 3 { RULES_V3 } else { RULES };
     let mut h = [0u8; HEADER_LEN];
     h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    h[12..12 + RULES.len()].copy_from_slice(RULES.as_bytes());
+    h[8..12].copy_from_slice(&version.to_le_bytes());
+    h[12..12 + rules.len()].copy_from_slice(rules.as_bytes());
     h[44..48].copy_from_slice(&(n as u32).to_le_bytes());
-    h[48..56].copy_from_slice(&(codes.len() as u64).to_le_bytes());
-    h[56..64].copy_from_slice(&checksum(codes).to_le_bytes());
+    h[48..56].copy_from_slice(&positions.to_le_bytes());
+    h[56..64].copy_from_slice(&checksum(data).to_le_bytes());
     let hc = checksum(&h[..64]);
     h[64..72].copy_from_slice(&hc.to_le_bytes());
     h
 }
 
-/// Writes `table` into `dir` (atomically) and returns the file's path.
+/// The file's bytes after the header: the codes, then the entry codes when there are any.
+fn body(table: &Table) -> Vec<u8> {
+    let mut data = table.codes().to_vec();
+    if let Some(e) = table.entry_codes() {
+        data.extend_from_slice(e);
+    }
+    data
+}
+
+/// Writes `table` into `dir` (atomically) and returns the file's path: a version 4 file when
+/// the table has entry values, else one of version 3 (what a table without them was).
 pub fn write_table(dir: &Path, table: &Table) -> Result<PathBuf, FileError> {
     let n = table.seeds() as usize;
     let path = table_path(dir, n);
-    let h = header(n, table.codes());
+    let data = body(table);
+    let version = if table.has_entries() {
+        FORMAT_VERSION
+    } else {
+        OLDEST_READ_VERSION
+    };
+    let h = header_of(version, n, table.len(), &data);
     oware_engine::atomic_file::write_atomic_with(&path, |w: &mut dyn Write| {
         w.write_all(&h)?;
-        w.write_all(table.codes())
+        w.write_all(&data)
     })
     .map_err(|e| FileError::Io {
         path: path.clone(),
@@ -147,16 +181,17 @@ fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
         return Err("damaged header (checksum mismatch)".to_string());
     }
     let version = u32_at(h, 8);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(format!(
-            "format version {version}, this program reads version {FORMAT_VERSION}: rebuild the tables"
+            "format version {version}, this program reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION}: rebuild the tables"
         ));
     }
+    let expected_rules = if version == 3 { RULES_V3 } else { RULES };
     let rules_end = h[12..44].iter().position(|&b| b == 0).unwrap_or(32);
     let rules = String::from_utf8_lossy(&h[12..12 + rules_end]);
-    if rules != RULES {
+    if rules != expected_rules {
         return Err(format!(
-            "built for rules '{rules}', this program uses '{RULES}': rebuild the tables"
+            "built for rules '{rules}', this program uses '{expected_rules}': rebuild the tables"
         ));
     }
     let seeds = u32_at(h, 44) as usize;
@@ -173,24 +208,44 @@ fn parse_table(bytes: &[u8], n: usize) -> Result<Table, String> {
         ));
     }
     let data = &bytes[HEADER_LEN..];
-    if (data.len() as u64) < count {
+    // Version 4 holds two codes per position.
+    let per = if version >= 4 { 2 } else { 1 };
+    let want = count * per;
+    if (data.len() as u64) < want {
         return Err(format!(
-            "truncated: {} of {count} positions present",
+            "truncated: {} of {want} bytes of codes present",
             data.len()
         ));
     }
-    if data.len() as u64 > count {
-        return Err(format!("{} bytes too long", data.len() as u64 - count));
+    if data.len() as u64 > want {
+        return Err(format!("{} bytes too long", data.len() as u64 - want));
     }
     if checksum(data) != u64_at(h, 56) {
         return Err("damaged (checksum of the values does not match)".to_string());
     }
-    Table::new(n, data.to_vec()).map_err(|e: TableError| e.to_string())
+    let (codes, entries) = data.split_at(count as usize);
+    if version >= 4 {
+        Table::with_entries(n, codes.to_vec(), entries.to_vec())
+    } else {
+        Table::new(n, codes.to_vec())
+    }
+    .map_err(|e: TableError| e.to_string())
+}
+
+/// The format version of the table file of `n` seeds in `dir`, read from its header alone
+/// (`None` when the file is missing or too short to hold one).
+pub fn file_version(dir: &Path, n: usize) -> Option<u32> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(table_path(dir, n)).ok()?;
+    let mut h = [0u8; 12];
+    f.read_exact(&mut h).ok()?;
+    (&h[..8] == MAGIC).then(|| u32_at(&h, 8))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bounds::Bounds;
     use crate::solve::solve_table;
 
     fn small_tables(max: u8) -> Vec<Table> {
@@ -200,6 +255,37 @@ mod tests {
             tables.push(t);
         }
         tables
+    }
+
+    #[test]
+    fn version_3_files_are_read_without_entries_and_entries_must_lie_inside() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let tables = small_tables(4);
+        let t = &tables[4];
+        assert!(t.has_entries());
+        // A version 3 file: the all-history codes only.
+        let old = Table::new(4, t.codes().to_vec()).expect("valid");
+        let path = write_table(dir.path(), &old).expect("write");
+        assert_eq!(file_version(dir.path(), 4), Some(3));
+        let back = read_table(dir.path(), 4).expect("read v3");
+        assert!(!back.has_entries());
+        assert_eq!(back.codes(), t.codes());
+        // The current version holds the entries.
+        write_table(dir.path(), t).expect("write");
+        assert_eq!(file_version(dir.path(), 4), Some(FORMAT_VERSION));
+        assert_eq!(&read_table(dir.path(), 4).expect("read v4"), t);
+        // An entry interval outside the all-history one is refused, checksum or not.
+        let mut bytes = std::fs::read(&path).expect("read");
+        let i = (0..t.len() as usize)
+            .find(|&i| t.at(i as u64).lo > 0)
+            .expect("a position securing something");
+        let len = t.len() as usize;
+        bytes[HEADER_LEN + len + i] = Bounds::exact(0).code();
+        let h = header_of(FORMAT_VERSION, 4, t.len(), &bytes[HEADER_LEN..]);
+        bytes[..HEADER_LEN].copy_from_slice(&h);
+        std::fs::write(&path, &bytes).expect("write");
+        let e = read_table(dir.path(), 4).expect_err("entry outside");
+        assert!(e.to_string().contains("entry code"), "{e}");
     }
 
     #[test]
@@ -271,7 +357,7 @@ mod tests {
         // A valid checksum over an invalid code.
         let mut bad = good.clone();
         bad[HEADER_LEN] = 250;
-        let fixed = header(3, &bad[HEADER_LEN..]);
+        let fixed = header_of(FORMAT_VERSION, 3, table_len(3), &bad[HEADER_LEN..]);
         bad[..HEADER_LEN].copy_from_slice(&fixed);
         std::fs::write(&path, &bad).expect("write");
         let e = read_table(dir.path(), 3).expect_err("bad code");

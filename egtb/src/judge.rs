@@ -3,8 +3,10 @@
 //! Values are intervals (see the module docs), so each verdict is one of "proven", "proven
 //! not", or "undecided", and the seeds lost are a range.
 
-use super::probe::{Analysis, Outcome};
-use oware_engine::Move;
+use super::bounds::Bounds;
+use super::probe::{Analysis, Outcome, Tables};
+use super::prove::{PROOF_DEPTH, Proof, Prover};
+use oware_engine::{Game, Move};
 
 /// What the tables say of one move chosen in an analysed position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +21,80 @@ pub struct Verdict {
     /// `Some(true)`: the move keeps the best result (win, draw, loss) the position allows;
     /// `Some(false)`: it surely throws a better result away; `None`: undecided.
     pub keeps_result: Option<bool>,
+    /// Nodes the proofs that narrowed the moves' intervals visited ([`prove_moves`]); 0 when
+    /// the analysis was the tables' alone.
+    pub nodes: u64,
+}
+
+/// The game's analysis ([`Tables::analyse`]: a capture child at its entry value, a
+/// repetition exactly, a quiet child at its stored interval), with every move still open
+/// narrowed by bounded proofs from the game's real history: the child's value is bisected
+/// with the [`Prover`], `node_limit` nodes per threshold. Returns the analysis and the nodes
+/// the proofs visited; `None` where [`Tables::analyse`] gives none.
+pub fn prove_moves(
+    tables: &Tables,
+    prover: &mut Prover,
+    game: &Game,
+    node_limit: u64,
+) -> Option<(Analysis, u64)> {
+    let mut analysis = tables.analyse(game)?;
+    let mut nodes = 0u64;
+    let n = analysis.probe.seeds;
+    for m in analysis.moves.iter_mut() {
+        if m.bounds.is_exact() || m.repeats {
+            continue;
+        }
+        let mut child = game.clone();
+        let Ok(effect) = child.play(m.mv) else {
+            continue;
+        };
+        if child.is_over() {
+            continue;
+        }
+        let c = effect.captured;
+        let child_n = n - c;
+        // The mover gets c + (child_n − value(child)).
+        let (mut lo, mut hi) = (child_n + c - m.bounds.hi, child_n + c - m.bounds.lo);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            let p = prover.secures(
+                child.position(),
+                child.seen_since_capture(),
+                mid as i32,
+                PROOF_DEPTH,
+                node_limit,
+                None,
+            );
+            nodes += prover.nodes();
+            match p {
+                Proof::Yes => lo = mid,
+                Proof::No => hi = mid - 1,
+                Proof::Unknown => break,
+            }
+        }
+        m.bounds = Bounds {
+            lo: c + child_n - hi,
+            hi: c + child_n - lo,
+        };
+    }
+    let b = &mut analysis.probe.bounds;
+    let best_lo = analysis
+        .moves
+        .iter()
+        .map(|m| m.bounds.lo)
+        .max()
+        .unwrap_or(0);
+    let best_hi = analysis
+        .moves
+        .iter()
+        .map(|m| m.bounds.hi)
+        .max()
+        .unwrap_or(0);
+    *b = Bounds {
+        lo: b.lo.max(best_lo),
+        hi: b.hi.min(best_hi).max(b.lo.max(best_lo)),
+    };
+    Some((analysis, nodes))
 }
 
 /// Judges `mv` in `analysis`; `None` when `mv` is not one of its legal moves.
@@ -60,6 +136,7 @@ pub fn judge(analysis: &Analysis, mv: Move) -> Option<Verdict> {
         optimal,
         lost,
         keeps_result,
+        nodes: 0,
     })
 }
 

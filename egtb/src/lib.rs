@@ -24,6 +24,16 @@
 //! values of some histories in most such positions (sampled histories reach them), and a
 //! consumer must treat it as a bound, never as the value.
 //!
+//! Beside that interval each table stores the **entry value** `V(P)` of every board: the
+//! number of board seeds the side to move secures with best play when `P` is reached with an
+//! **empty history** (nothing played since the last capture: right after a capture, or at the
+//! start of a game). It is one number, stored exactly where the build settled it and otherwise
+//! as the tightest interval it proved ([`Table::entry`]); it always lies inside the all-history
+//! interval, the empty history being one of all histories. Consumers read it wherever the
+//! history is empty ([`Tables::entry`]) and the all-history interval, with the real history,
+//! everywhere else. Tables of format version 3 have no entry values; for them
+//! [`Tables::entry`] gives the all-history interval narrowed by one look ([`entry_bounds`]).
+//!
 //! The result follows: the mover's final total is its captured seeds plus the value, and it
 //! wins with more than 24. That holds under the 25-seed ending too: a side that reaches 25
 //! would keep them to any later end, so stopping at 25 changes the final count but never the
@@ -66,6 +76,30 @@
 //! component, where the interval of most positions is wide because their value really does
 //! depend on the history (tests reach both ends with sampled histories).
 //!
+//! # How entry values are computed
+//! Leaving `P`'s component makes everything played before irrelevant: no position since the
+//! last capture can be reached again, so a quiet move out of the component is worth its
+//! child's entry value (after any history: this sharpens the all-history intervals too), and
+//! so is a capture. Inside a cyclic component, once its all-history intervals are final, each
+//! member's entry interval starts at its all-history interval and is narrowed to the least
+//! (for `lo`) and the greatest (for `hi`) fixpoint of the max–min recursion in which a quiet
+//! move inside the component continues the game at the child's entry interval:
+//!
+//! ```text
+//! lo_e(P) = max(lo(P), max_m l_m),  l_m = n − hi_e(Q)   (quiet, Q in P's component)
+//! hi_e(P) = min(hi(P), max_m h_m),  h_m = n − lo_e(Q)
+//!           exits: l_m, h_m from the child's entry value (capture: seeds + the rest)
+//! ```
+//!
+//! Both are sound after an empty history: a bound raised at step `k` is forced by moves to
+//! positions whose bounds were justified at earlier steps, so, for each side to move, the
+//! forced line never repeats a position before it leaves the component, captures or reaches a
+//! position whose all-history bound (true after any history) carries the rest. In the tables
+//! of up to [`SolveOptions::exact_up_to`] seeds the entries left open are then settled by an
+//! exact search of (position, path since the entry) inside the component, windowed by the
+//! fixpoints and cut by the all-history intervals, within [`SolveOptions::node_budget`] nodes
+//! each; what it cannot settle keeps the fixpoint interval.
+//!
 //! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
 //! move back to a position seen since the last capture is exact. [`Prover`] goes further: it
 //! proves, within a node budget, what the side to move can force after the game's real
@@ -87,15 +121,19 @@ mod table;
 mod unmove;
 
 pub use bounds::{Bounds, CODES};
-pub use build::{BuildError, BuildEvent, TableReport, build_tables};
+pub use build::{BuildError, BuildEvent, TableReport, build_tables, build_tables_with};
 pub use file::{
-    FORMAT_VERSION, FileError, HEADER_LEN, RULES, file_name, read_table, table_path, write_table,
+    FORMAT_VERSION, FileError, HEADER_LEN, OLDEST_READ_VERSION, RULES, file_name, file_version,
+    read_table, table_path, write_table,
 };
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
-pub use judge::{Verdict, judge};
+pub use judge::{Verdict, judge, prove_moves};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves};
-pub use solve::{SolveEvent, SolveStats, entry_bounds, solve_table};
+pub use solve::{
+    DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, SolveEvent, SolveOptions, SolveStats, entry_bounds,
+    solve_table, solve_table_with,
+};
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};
 

@@ -4,7 +4,7 @@
 use super::bounds::Bounds;
 use super::file::{FileError, read_table, table_path};
 use super::index::{MAX_TABLE_SEEDS, rank_from};
-use super::solve::entry_bounds;
+use super::solve::entry_of;
 use super::table::Table;
 use oware_engine::Game;
 use oware_engine::Move;
@@ -203,15 +203,22 @@ impl Tables {
         Some(t.at(rank_from(pos.board(), pos.to_move().row_start())))
     }
 
-    /// The interval of `pos` when nothing was played since the last capture (right after a
-    /// capture, or at the start of a game): its first move cannot repeat, so the stored
-    /// interval is narrowed by one look at its moves ([`entry_bounds`]).
+    /// The entry interval of `pos`: what its mover secures when nothing was played since the
+    /// last capture (right after a capture, or at the start of a game). Exact where the table
+    /// knows the entry value ([`Table::entry`]); a table without entry values (format version
+    /// 3) gives its stored interval narrowed by one look at the moves
+    /// ([`super::entry_bounds`]).
     #[inline]
     pub fn entry(&self, pos: &Position) -> Option<Bounds> {
         let n: usize = pos.board().iter().map(|&x| x as usize).sum();
         self.tables.get(n)?;
         let index = rank_from(pos.board(), pos.to_move().row_start());
-        Some(entry_bounds(&self.tables, n as u8, index))
+        Some(entry_of(&self.tables, n as u8, index))
+    }
+
+    /// Whether every loaded table holds entry values (format version 4 on).
+    pub fn has_entries(&self) -> bool {
+        self.tables.iter().all(Table::has_entries)
     }
 
     /// [`Tables::bounds`] with the captured totals.
@@ -242,8 +249,9 @@ impl Tables {
     /// Every legal move of the game's position with its interval, using the game's history:
     /// a quiet move back to a position seen since the last capture ends the game (each side
     /// its row) and is exact, and a capture leads to a position with an empty history, whose
-    /// first move cannot repeat. The position's interval is the best of its moves', narrowed
-    /// by the stored one. `None` when the game is over or the board is not covered.
+    /// first move cannot repeat (its entry interval holds). The position's interval is the best
+    /// of its moves', narrowed by the stored one, or by its entry interval when nothing was
+    /// played since the last capture. `None` when the game is over or the board is not covered.
     pub fn analyse(&self, game: &Game) -> Option<Analysis> {
         if game.is_over() {
             return None;
@@ -283,8 +291,13 @@ impl Tables {
                 repeats,
             });
         }
-        // The moves' best and the stored interval both hold after this history.
-        let stored = probe.bounds;
+        // The moves' best and the stored interval both hold after this history; right after a
+        // capture (or at the start) so does the entry interval.
+        let stored = if seen.len() <= 1 {
+            self.entry(&pos)?
+        } else {
+            probe.bounds
+        };
         probe.bounds = Bounds {
             lo: moves
                 .iter()

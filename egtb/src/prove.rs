@@ -119,6 +119,11 @@ impl Prover {
         }
     }
 
+    /// Nodes the last proof visited ([`Prover::secures`]).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
     /// Whether the side to move in `pos` secures at least `t` of the board's seeds with best
     /// play of both sides, when `seen` holds the keys of the positions since the last capture
     /// (the current one included; empty or just `pos` right after a capture). Searches

@@ -61,6 +61,30 @@ pub enum SolveEvent {
     },
 }
 
+/// How far a build goes beyond the fixpoints for entry values (see [`solve_table_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Tables of at most this many seeds settle their open entries by an exact search.
+    pub exact_up_to: u8,
+    /// The most nodes one exact search of an entry may visit; an entry it cannot settle
+    /// within them keeps its fixpoint interval.
+    pub node_budget: u64,
+}
+
+/// The default [`SolveOptions::exact_up_to`].
+pub const DEFAULT_EXACT_UP_TO: u8 = 6;
+/// The default [`SolveOptions::node_budget`].
+pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
+
+impl Default for SolveOptions {
+    fn default() -> SolveOptions {
+        SolveOptions {
+            exact_up_to: DEFAULT_EXACT_UP_TO,
+            node_budget: DEFAULT_NODE_BUDGET,
+        }
+    }
+}
+
 /// Figures of one solved table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolveStats {
@@ -75,8 +99,18 @@ pub struct SolveStats {
     pub cyclic: u64,
     /// Positions in the largest component.
     pub largest: u64,
-    /// Positions expanded over all passes (the unit of work).
+    /// Positions expanded over all passes (the unit of work), the exact searches' nodes not
+    /// included.
     pub expanded: u64,
+    /// Positions with an exact entry value.
+    pub entry_exact: u64,
+    /// Entries the exact search looked at (those the fixpoints left open, when the table is
+    /// within [`SolveOptions::exact_up_to`]).
+    pub searched: u64,
+    /// Entries the exact search settled.
+    pub settled: u64,
+    /// Nodes the exact searches visited.
+    pub search_nodes: u64,
     /// Wall time.
     pub elapsed: Duration,
     /// Threads used.
@@ -106,11 +140,23 @@ fn capture_bounds(seeds: u8, child: Bounds, child_n: u8) -> Bounds {
     }
 }
 
+/// The entry interval of position `index` of the table of `n` seeds: the stored one where the
+/// table has entry values, else [`entry_bounds`].
+#[inline]
+pub(crate) fn entry_of(tables: &[Table], n: u8, index: u64) -> Bounds {
+    match tables[n as usize].entry(index) {
+        Some(b) => b,
+        None => entry_bounds(tables, n, index),
+    }
+}
+
 /// The interval of the position `index` of the solved table of `n` seeds **right after a
 /// capture** (or at the start of a game): its history is empty, so its first move cannot
 /// repeat a position. That is the stored interval (valid for every history) narrowed by one
 /// look at its moves: a capture at the grandchild's stored interval, a quiet move at
-/// `n − value(Q)` with `Q`'s stored interval, never at a repetition.
+/// `n − value(Q)` with `Q`'s stored interval, never at a repetition. This is what a table
+/// without entry values (format version 3) says of an entry; tables that have them store a
+/// tighter interval ([`Table::entry`]).
 pub fn entry_bounds(tables: &[Table], n: u8, index: u64) -> Bounds {
     let stored = tables[n as usize].at(index);
     if stored.is_exact() {
@@ -142,15 +188,28 @@ pub fn entry_bounds(tables: &[Table], n: u8, index: u64) -> Bounds {
     }
 }
 
-/// Solves the table of `n` seeds. `smaller[k]` is the solved table of `k` seeds for every
-/// `k < n`. Runs on the current rayon pool; reports through `report`.
+/// Solves the table of `n` seeds with the default [`SolveOptions`]: see [`solve_table_with`].
+pub fn solve_table(
+    n: u8,
+    smaller: &[Table],
+    report: &(dyn Fn(SolveEvent) + Sync),
+) -> (Table, SolveStats) {
+    solve_table_with(n, smaller, &SolveOptions::default(), report)
+}
+
+/// Solves the table of `n` seeds: its all-history intervals and its entry values (exact
+/// where the fixpoints or, for `n ≤ options.exact_up_to`, the exact search settle them).
+/// `smaller[k]` is the solved table of `k` seeds for every `k < n` (their entry values are
+/// used where present, [`entry_bounds`] otherwise). Runs on the current rayon pool; reports
+/// through `report`.
 ///
 /// # Panics
 /// If `smaller` does not hold the tables below `n` in order, or `n` exceeds
 /// [`super::MAX_TABLE_SEEDS`].
-pub fn solve_table(
+pub fn solve_table_with(
     n: u8,
     smaller: &[Table],
+    options: &SolveOptions,
     report: &(dyn Fn(SolveEvent) + Sync),
 ) -> (Table, SolveStats) {
     let started = Instant::now();
@@ -179,6 +238,7 @@ pub fn solve_table(
     });
     let mut fixed = vec![NO_CAPTURE; len as usize];
     let state: Vec<AtomicU16> = (0..len).map(|_| AtomicU16::new(pack(n, 0))).collect();
+    let entry: Vec<AtomicU16> = (0..len).map(|_| AtomicU16::new(pack(n, 0))).collect();
     fixed
         .par_chunks_mut(CHUNK as usize)
         .enumerate()
@@ -194,7 +254,7 @@ pub fn solve_table(
                     match *s {
                         Successor::Capture { seeds, index, .. } => {
                             let child_n = n - seeds;
-                            let child = entry_bounds(smaller, child_n, index);
+                            let child = entry_of(smaller, child_n, index);
                             let b = capture_bounds(seeds, child, child_n);
                             best = Some(match best {
                                 None => b,
@@ -216,6 +276,8 @@ pub fn solve_table(
                 };
                 if let Some(b) = settled {
                     state[i as usize].store(pack(b.lo, b.hi), Relaxed);
+                    // No quiet move: no history matters.
+                    entry[i as usize].store(pack(b.lo, b.hi), Relaxed);
                     *slot = FINAL;
                 } else if let Some(b) = best {
                     *slot = b.code();
@@ -252,6 +314,12 @@ pub fn solve_table(
         n,
         fixed: &fixed,
         state: &state,
+        entry: &entry,
+        exact: n <= options.exact_up_to,
+        node_budget: options.node_budget,
+        searched: AtomicU64::new(0),
+        settled: AtomicU64::new(0),
+        search_nodes: AtomicU64::new(0),
         dirty: Bits::new(len),
         changed: Bits::new(len),
         expanded: AtomicU64::new(0),
@@ -293,6 +361,9 @@ pub fn solve_table(
         },
     );
     drop(ids);
+    stats.searched = comps.searched.load(Relaxed);
+    stats.settled = comps.settled.load(Relaxed);
+    stats.search_nodes = comps.search_nodes.load(Relaxed);
     let pass1 = searched.get() + comps.expanded.into_inner();
     drop(fixed);
     stats.expanded += pass1;
@@ -313,8 +384,19 @@ pub fn solve_table(
             Bounds { lo: l, hi: h }.code()
         })
         .collect();
+    drop(state);
+    let entries: Vec<u8> = entry
+        .par_iter()
+        .map(|w| {
+            let (l, h) = unpack(w.load(Relaxed));
+            assert!(l <= h, "table of {n} seeds: an empty entry interval");
+            Bounds { lo: l, hi: h }.code()
+        })
+        .collect();
+    drop(entry);
+    stats.entry_exact = entries.iter().filter(|&&c| c <= n).count() as u64;
     stats.elapsed = started.elapsed();
-    let table = match Table::new(n as usize, codes) {
+    let table = match Table::with_entries(n as usize, codes, entries) {
         Ok(t) => t,
         Err(e) => unreachable!("a solved table is valid: {e}"),
     };

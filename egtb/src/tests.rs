@@ -10,13 +10,23 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;
 
+/// What the tests' tables search exactly: up to 6 seeds, within a budget that keeps them quick.
+const TEST_OPTIONS: SolveOptions = SolveOptions {
+    exact_up_to: 6,
+    node_budget: 200_000,
+};
+
 /// The tables of 0..=8 seeds, solved once for all tests.
 fn tables() -> &'static [Table] {
     static T: OnceLock<Vec<Table>> = OnceLock::new();
     T.get_or_init(|| {
         let mut tables = Vec::new();
         for n in 0..=8 {
-            let (t, _) = solve_table(n, &tables, &|_| {});
+            let (t, s) = solve_table_with(n, &tables, &TEST_OPTIONS, &|_| {});
+            eprintln!(
+                "table {n}: {} entries exact of {}, {} searched, {} settled, {} nodes, {:?}",
+                s.entry_exact, s.positions, s.searched, s.settled, s.search_nodes, s.elapsed
+            );
             tables.push(t);
         }
         tables
@@ -301,4 +311,133 @@ fn every_proof_agrees_with_the_real_game() {
         with_history += 1;
     }
     assert!(with_history > 100, "{with_history}");
+}
+
+/// Checks the entry values of the table of `n` seeds at the boards `boards` against the
+/// brute-force solver of the real game from an empty history, for each board the solver
+/// settles within `limit` nodes: every entry interval (and every all-history one) holds the
+/// real value, and every exact entry value is it. Returns how many boards were checked and
+/// how many of them were exact.
+fn check_entries(n: u8, boards: impl Iterator<Item = (u64, [u8; 12])>, limit: u64) -> (u64, u64) {
+    let t = &tables()[n as usize];
+    let mut solver = BruteSolver::new();
+    let (mut checked, mut exact) = (0u64, 0u64);
+    for (i, board) in boards {
+        let Some(v) = solver.try_value(&board, n, limit) else {
+            continue;
+        };
+        let all = t.at(i);
+        let e = t.entry(i).expect("built with entry values");
+        assert!(
+            all.lo <= v && v <= all.hi,
+            "n={n} {board:?}: all-history {all:?}, real {v}"
+        );
+        assert!(
+            e.lo <= v && v <= e.hi,
+            "n={n} {board:?}: entry {e:?}, real {v}"
+        );
+        assert!(all.lo <= e.lo && e.hi <= all.hi);
+        checked += 1;
+        exact += e.is_exact() as u64;
+    }
+    (checked, exact)
+}
+
+#[test]
+fn every_exact_entry_value_is_the_real_games_after_an_empty_history_up_to_3_seeds() {
+    for n in 0..=SOLVED_BY_BRUTE_FORCE {
+        let len = table_len(n as usize);
+        let (checked, exact) = check_entries(n, Boards::new(n as usize, 0, len), u64::MAX);
+        assert_eq!(checked, len);
+        // Within the tests' exact limit and budget, every entry is settled.
+        assert_eq!(exact, len, "n={n}: {exact} of {len} entries exact");
+    }
+}
+
+/// `count` boards of the table of `n` seeds drawn with `seed`.
+fn sample(n: u8, count: usize, seed: u64) -> Vec<(u64, [u8; 12])> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let len = table_len(n as usize);
+    (0..count)
+        .map(|_| {
+            let i = rng.random_range(0..len);
+            (i, unrank(i, n as usize).expect("in range"))
+        })
+        .collect()
+}
+
+/// The brute-force solver's node limit per board in the quick tests.
+const QUICK_LIMIT: u64 = 200_000;
+
+#[test]
+fn sampled_exact_entry_values_are_the_real_games_at_4_and_5_seeds() {
+    for n in 4..=5u8 {
+        let started = std::time::Instant::now();
+        let (checked, exact) =
+            check_entries(n, sample(n, 100, 4 + n as u64).into_iter(), QUICK_LIMIT);
+        // Every entry of these tables is exact; the solver settles some of the sampled boards within its limit.
+        assert_eq!(exact, checked, "n={n}");
+        assert!(
+            checked >= 15,
+            "n={n}: only {checked} of 100 boards settled by brute force"
+        );
+        eprintln!(
+            "n={n}: {checked} of 100 boards settled by brute force, all equal, in {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+#[ignore = "slow: the brute-force solver on every board of 4 and 5 seeds (run with --ignored)"]
+fn every_exact_entry_value_is_the_real_games_at_4_and_5_seeds() {
+    for n in 4..=5u8 {
+        let len = table_len(n as usize);
+        let (checked, exact) = check_entries(n, Boards::new(n as usize, 0, len), 50_000_000);
+        assert_eq!(exact, checked, "n={n}");
+        eprintln!("n={n}: {checked} of {len} boards settled by brute force, all equal");
+    }
+}
+
+#[test]
+#[ignore = "slow: the brute-force solver on sampled boards of 6 to 8 seeds (run with --ignored)"]
+fn sampled_entry_values_are_the_real_games_at_6_to_8_seeds() {
+    for n in 6..=8u8 {
+        let started = std::time::Instant::now();
+        let (checked, exact) =
+            check_entries(n, sample(n, 100, 60 + n as u64).into_iter(), 5_000_000);
+        assert!(
+            checked >= 10,
+            "n={n}: only {checked} boards settled by brute force"
+        );
+        eprintln!(
+            "n={n}: {checked} of 100 sampled boards settled by brute force, {exact} of them exact, in {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn entry_values_are_mostly_exact_and_never_looser_than_the_old_entry_bounds() {
+    for n in 0..=8u8 {
+        let t = &tables()[n as usize];
+        let mut exact = 0u64;
+        for i in 0..t.len() {
+            let e = t.entry(i).expect("entry values");
+            let old = entry_bounds(tables(), n, i);
+            assert!(
+                old.lo <= e.lo && e.hi <= old.hi,
+                "n={n} i={i}: {e:?} vs {old:?}"
+            );
+            exact += e.is_exact() as u64;
+        }
+        assert_eq!(Some(exact), t.entry_exact_count());
+        eprintln!("n={n}: {exact} of {} entries exact", t.len());
+        // The fixpoints alone decide most entries (at least 70% of them up to 8 seeds); with
+        // the search every entry is exact up to 5 seeds.
+        assert!(exact * 10 >= t.len() * 7, "n={n}: {exact} of {}", t.len());
+        if n <= 5 {
+            assert_eq!(exact, t.len(), "n={n}");
+        }
+    }
 }

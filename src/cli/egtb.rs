@@ -3,8 +3,8 @@
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use oware_egtb::{
-    Analysis, BuildEvent, DEFAULT_DIR, MAX_TABLE_SEEDS, Probe, SolveEvent, TableReport, Tables,
-    build_tables,
+    Analysis, BuildEvent, DEFAULT_DIR, DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, MAX_TABLE_SEEDS,
+    Probe, Proof, Prover, SolveEvent, SolveOptions, TableReport, Tables, build_tables_with,
 };
 use oware_engine::{Game, Position, Side};
 use serde_json::{Value, json};
@@ -39,7 +39,16 @@ struct BuildArgs {
     max_seeds: u32,
     /// The table directory (made if missing).
     #[arg(long = "egtb", visible_alias = "out", value_name = "DIR", default_value = DEFAULT_DIR)]
-    out: PathBuf,
+    egtb: PathBuf,
+    /// Settle the entry values the fixpoints leave open by an exact search in the tables of up
+    /// to this many seeds (larger tables store the fixpoint interval).
+    #[arg(long, default_value_t = DEFAULT_EXACT_UP_TO,
+          value_parser = clap::value_parser!(u8).range(0..=MAX_TABLE_SEEDS as i64))]
+    exact_up_to: u8,
+    /// The most nodes the exact search may visit for one entry.
+    #[arg(long, default_value_t = DEFAULT_NODE_BUDGET,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    node_budget: u64,
     /// Threads [default: the number of CPUs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
@@ -64,7 +73,10 @@ struct ProbeArgs {
     to_move: Side,
     /// The table directory.
     #[arg(long = "egtb", visible_alias = "dir", value_name = "DIR", default_value = DEFAULT_DIR)]
-    dir: PathBuf,
+    egtb: PathBuf,
+    /// The most nodes a proof of the value with the game's history may visit per threshold.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    proof_nodes: u64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -75,7 +87,7 @@ struct ProbeArgs {
 struct StatsArgs {
     /// The table directory.
     #[arg(long = "egtb", visible_alias = "dir", value_name = "DIR", default_value = DEFAULT_DIR)]
-    dir: PathBuf,
+    egtb: PathBuf,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -185,6 +197,8 @@ fn table_json(r: &TableReport) -> Value {
         "n": r.n,
         "positions": r.positions,
         "exact": r.exact,
+        "entry_exact": r.entry_exact,
+        "entry_open": r.positions - r.entry_exact,
         "file": r.path.display().to_string(),
         "status": if r.stats.is_some() { "built" } else { "kept" },
     });
@@ -197,6 +211,9 @@ fn table_json(r: &TableReport) -> Value {
         v["expanded"] = json!(s.expanded);
         v["threads"] = json!(s.threads);
         v["positions_per_second_per_thread"] = json!(s.positions_per_second_per_thread());
+        v["entries_searched"] = json!(s.searched);
+        v["entries_settled"] = json!(s.settled);
+        v["search_nodes"] = json!(s.search_nodes);
     }
     v
 }
@@ -216,17 +233,29 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         ratio: Mutex::new(10.0),
     };
     let started = Instant::now();
-    let (reports, _) =
-        pool.install(|| build_tables(&args.out, args.max_seeds as usize, &|e| bars.event(e)))?;
+    let options = SolveOptions {
+        exact_up_to: args.exact_up_to,
+        node_budget: args.node_budget,
+    };
+    let (reports, _) = pool.install(|| {
+        build_tables_with(&args.egtb, args.max_seeds as usize, &options, &|e| {
+            bars.event(e)
+        })
+    })?;
     let seconds = started.elapsed().as_secs_f64();
     let peak = peak_rss_mib();
-    let bytes: u64 = reports.iter().map(|r| r.positions).sum();
+    let positions: u64 = reports.iter().map(|r| r.positions).sum();
+    // Two codes per position: the all-history interval and the entry value.
+    let bytes = 2 * positions;
     if args.json {
         let out = json!({
-            "dir": args.out.display().to_string(),
+            "dir": args.egtb.display().to_string(),
             "max_seeds": args.max_seeds,
             "threads": threads,
-            "positions": bytes,
+            "exact_up_to": args.exact_up_to,
+            "node_budget": args.node_budget,
+            "positions": positions,
+            "bytes": bytes,
             "seconds": seconds,
             "peak_rss_mib": peak,
             "tables": reports.iter().map(table_json).collect::<Vec<_>>(),
@@ -237,7 +266,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         println!(
             "tables 0..={} in {}: {} built, {} kept, {:.1} MiB, {seconds:.1} s, peak memory {}",
             args.max_seeds,
-            args.out.display(),
+            args.egtb.display(),
             built.len(),
             reports.len() - built.len(),
             bytes as f64 / (1 << 20) as f64,
@@ -246,13 +275,17 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         for r in built {
             if let Some(s) = &r.stats {
                 println!(
-                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact",
+                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} nodes)",
                     r.n,
                     r.positions,
                     s.sweeps,
                     s.elapsed.as_secs_f64(),
                     s.positions_per_second_per_thread(),
-                    100.0 * r.exact as f64 / r.positions as f64
+                    100.0 * r.exact as f64 / r.positions as f64,
+                    100.0 * r.entry_exact as f64 / r.positions as f64,
+                    s.searched,
+                    s.settled,
+                    s.search_nodes,
                 );
             }
         }
@@ -344,21 +377,29 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let tables = Tables::load(&args.dir)
-        .with_context(|| format!("loading the endgame tables in {}", args.dir.display()))?;
+    let tables = Tables::load(&args.egtb)
+        .with_context(|| format!("loading the endgame tables in {}", args.egtb.display()))?;
     let pos = *game.position();
     let seeds: u32 = pos.board().iter().map(|&x| x as u32).sum();
     let stored = tables.probe(&pos).with_context(|| {
         format!(
             "{seeds} seeds on the board; the tables in {} go up to {}",
-            args.dir.display(),
+            args.egtb.display(),
             tables.max_seeds()
         )
     })?;
+    let entry = tables
+        .entry(&pos)
+        .context("the position is covered, so is its entry")?;
     let analysis: Analysis = tables
         .analyse(&game)
         .context("the position is covered, so are its moves")?;
-    let here = analysis.probe;
+    let mut here = analysis.probe;
+    let fresh = game.seen_since_capture().len() <= 1;
+    // The value with the game's real history: right after a capture (or at the start) the
+    // entry value; otherwise what bounded proofs from the real history settle.
+    let proved = prove_interval(&tables, &game, here.bounds, args.proof_nodes);
+    here.bounds = proved;
     let best = analysis.best_moves();
     let optimal = analysis.optimal_moves();
     if args.json {
@@ -376,6 +417,9 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
             "to_move": pos.to_move().name(),
             "captured": pos.captured(),
             "stored": {"lo": stored.bounds.lo, "hi": stored.bounds.hi, "exact": stored.bounds.is_exact()},
+            "entry": {"lo": entry.lo, "hi": entry.hi, "exact": entry.is_exact(),
+                      "stored": tables.table(seeds as usize).is_some_and(|t| t.has_entries())},
+            "history_empty": fresh,
             "value": {"lo": here.bounds.lo, "hi": here.bounds.hi, "exact": here.bounds.is_exact()},
             "result": here.outcome().map(|o| o.name()),
             "results": [worst.name(), top.name()],
@@ -388,9 +432,15 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     }
     println!("{pos}");
     println!(
-        "{seeds} seeds on the board; {} secures {} of them (stored for any history: {}); result: {}",
+        "{seeds} seeds on the board; {} secures {} of them {} (after an empty history: {}; for any history: {}); result: {}",
         pos.to_move(),
         interval(here.bounds.lo, here.bounds.hi),
+        if fresh {
+            "with nothing played since the last capture"
+        } else {
+            "with the game's history"
+        },
+        interval(entry.lo, entry.hi),
         interval(stored.bounds.lo, stored.bounds.hi),
         result_text(&here)
     );
@@ -416,13 +466,44 @@ fn probe(args: ProbeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The tightest interval of the game's value that bounded proofs from its real history
+/// settle, starting from `known` (which already holds after that history): each threshold
+/// inside is asked of the [`Prover`] with `nodes` nodes.
+fn prove_interval(
+    tables: &Tables,
+    game: &Game,
+    known: oware_egtb::Bounds,
+    nodes: u64,
+) -> oware_egtb::Bounds {
+    let mut b = known;
+    if b.is_exact() {
+        return b;
+    }
+    let mut prover = Prover::new(std::sync::Arc::new(tables.clone()));
+    let pos = *game.position();
+    let seen = game.seen_since_capture();
+    // Bisect: each answer moves one end; an unknown one stops.
+    let (mut lo, mut hi) = (b.lo, b.hi);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match prover.secures(&pos, seen, mid as i32, oware_egtb::PROOF_DEPTH, nodes, None) {
+            Proof::Yes => lo = mid,
+            Proof::No => hi = mid - 1,
+            Proof::Unknown => break,
+        }
+    }
+    b.lo = lo;
+    b.hi = hi;
+    b
+}
+
 fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
-    let tables = Tables::load(&args.dir)
-        .with_context(|| format!("loading the endgame tables in {}", args.dir.display()))?;
+    let tables = Tables::load(&args.egtb)
+        .with_context(|| format!("loading the endgame tables in {}", args.egtb.display()))?;
     let mut rows = Vec::new();
     for n in 0..=tables.max_seeds() {
         let Some(t) = tables.table(n) else { continue };
-        let path = oware_egtb::table_path(&args.dir, n);
+        let path = oware_egtb::table_path(&args.egtb, n);
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         let h = t.histogram();
         let mut values = vec![0u64; n + 1];
@@ -440,14 +521,25 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         }
         let mut widths: Vec<(u8, u64)> = widths.into_iter().collect();
         widths.sort();
-        rows.push((n, t.len(), bytes, t.exact_count(), values, widths, path));
+        rows.push((
+            n,
+            t.len(),
+            bytes,
+            t.exact_count(),
+            t.entry_exact_count(),
+            values,
+            widths,
+            path,
+        ));
     }
     if args.json {
         let list: Vec<Value> = rows
             .iter()
-            .map(|(n, len, bytes, exact, values, widths, path)| {
+            .map(|(n, len, bytes, exact, entry_exact, values, widths, path)| {
                 json!({
                     "n": n, "positions": len, "bytes": bytes, "exact": exact,
+                    "entry_exact": entry_exact,
+                    "entry_open": entry_exact.map(|e| len - e),
                     "file": path.display().to_string(),
                     "exact_values": values,
                     "interval_widths": widths.iter().map(|(w, c)| json!({"width": w, "count": c})).collect::<Vec<_>>(),
@@ -456,23 +548,31 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
             .collect();
         println!(
             "{}",
-            json!({"dir": args.dir.display().to_string(), "max_seeds": tables.max_seeds(), "tables": list})
+            json!({"dir": args.egtb.display().to_string(), "max_seeds": tables.max_seeds(), "tables": list})
         );
         return Ok(ExitCode::SUCCESS);
     }
     let total: u64 = rows.iter().map(|r| r.2).sum();
     println!(
         "{}: tables 0..={}, {:.1} MiB",
-        args.dir.display(),
+        args.egtb.display(),
         tables.max_seeds(),
         total as f64 / (1 << 20) as f64
     );
-    for (n, len, bytes, exact, values, widths, _) in &rows {
+    for (n, len, bytes, exact, entry_exact, values, widths, _) in &rows {
         let vals: Vec<String> = values.iter().map(|c| c.to_string()).collect();
         let ws: Vec<String> = widths.iter().map(|(w, c)| format!("{w}:{c}")).collect();
         println!(
-            "  {n:>2} seeds: {len:>10} positions, {bytes:>10} bytes, {:>6.2}% exact; exact values 0..={n}: [{}]; cycle-dependent by width: [{}]",
+            "  {n:>2} seeds: {len:>10} positions, {bytes:>10} bytes, {:>6.2}% exact for any history; entries {}; exact values 0..={n}: [{}]; cycle-dependent by width: [{}]",
             100.0 * *exact as f64 / *len as f64,
+            match entry_exact {
+                Some(e) => format!(
+                    "{e} exact ({:.2}%), {} open",
+                    100.0 * *e as f64 / *len as f64,
+                    len - e
+                ),
+                None => "not stored (format version 3: rebuild)".to_string(),
+            },
             vals.join(" "),
             ws.join(" ")
         );

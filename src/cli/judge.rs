@@ -52,6 +52,10 @@ pub(super) struct Args {
     /// Threads [default: the number of CPUs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// The most nodes a proof from a position's real history may visit per threshold when a
+    /// move's interval is still open after the tables (0: the tables alone).
+    #[arg(long, default_value_t = oware_arena::judge::DEFAULT_PROOF_NODES)]
+    proof_nodes: u64,
     /// Print one JSON object on stdout (progress stays on stderr).
     #[arg(long)]
     json: bool,
@@ -134,6 +138,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         &make,
         args.seed,
         threads,
+        args.proof_nodes,
         &|done, total| {
             eprint!("\rjudged {done}/{total}   ");
             let _ = std::io::stderr().flush(); // progress only

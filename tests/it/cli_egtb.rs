@@ -16,8 +16,10 @@ fn build(dir: &str, max: u32) -> Value {
         "build",
         "--max-seeds",
         &max.to_string(),
-        "--out",
+        "--egtb",
         dir,
+        "--exact-up-to",
+        "6",
         "--threads",
         "2",
         "--json",
@@ -41,11 +43,38 @@ fn build_probe_stats_and_resume() {
         let cyclic = t["cyclic_positions"].as_u64().expect("cyclic positions");
         assert!(n < 4 || cyclic * 2 > t["positions"].as_u64().expect("positions"));
         assert!(t["largest_component"].as_u64().expect("largest") <= cyclic);
+        // Entry values: every one exact up to 5 seeds, most of them beyond.
+        let positions = t["positions"].as_u64().expect("positions");
+        let entry = t["entry_exact"].as_u64().expect("entry_exact");
+        assert_eq!(
+            entry + t["entry_open"].as_u64().expect("entry_open"),
+            positions
+        );
+        assert!(entry >= t["exact"].as_u64().expect("exact"));
+        assert!(
+            n > 5 || entry == positions,
+            "table {n}: {entry} of {positions}"
+        );
+        assert!(
+            entry * 10 >= positions * 7,
+            "table {n}: {entry} of {positions}"
+        );
     }
     assert_eq!(first["positions"], 125_970); // C(20, 12): every board of 0..=8 seeds
     assert!(first["peak_rss_mib"].as_f64().is_some_and(|m| m > 0.0));
-    // A second build with one more seed keeps all nine and builds the tenth.
-    let second = build(d, 9);
+    // A second build with one more seed keeps all nine and builds the tenth; the old name of
+    // the directory flag, `--out`, still works.
+    let second = json(&oware(&[
+        "egtb",
+        "build",
+        "--max-seeds",
+        "9",
+        "--out",
+        d,
+        "--exact-up-to",
+        "6",
+        "--json",
+    ]));
     let status: Vec<&str> = second["tables"]
         .as_array()
         .expect("tables")
@@ -59,13 +88,17 @@ fn build_probe_stats_and_resume() {
     let p = json(&oware(&[
         "egtb",
         "probe",
-        "--dir",
+        "--egtb",
         d,
         "--position",
         "0,0,0,0,0,2,1,2,0,0,0,1",
         "--json",
     ]));
     assert_eq!(p["seeds"], 6);
+    assert_eq!(p["entry"]["lo"], 6);
+    assert_eq!(p["entry"]["exact"], true);
+    assert_eq!(p["entry"]["stored"], true);
+    assert_eq!(p["history_empty"], true);
     assert_eq!(p["value"]["lo"], 6);
     assert_eq!(p["value"]["exact"], true);
     assert_eq!(p["result"], "win");
@@ -79,7 +112,8 @@ fn build_probe_stats_and_resume() {
         "0 0 0 0 0 2 1 2 0 0 0 1",
     ]);
     assert!(
-        text(&text_probe).contains("f: 6  optimal"),
+        text(&text_probe).contains("f: 6  optimal")
+            && text(&text_probe).contains("after an empty history: 6"),
         "{}",
         text(&text_probe)
     );
@@ -112,11 +146,17 @@ fn build_probe_stats_and_resume() {
         text(&bad)
     );
 
-    let s = json(&oware(&["egtb", "stats", "--dir", d, "--json"]));
+    let s = json(&oware(&["egtb", "stats", "--egtb", d, "--json"]));
     assert_eq!(s["max_seeds"], 9);
     let t3 = &s["tables"][3];
     assert_eq!(t3["positions"], 364);
-    assert_eq!(t3["bytes"], 364 + oware_egtb::HEADER_LEN as u64);
+    // Two codes per position: the all-history interval and the entry value.
+    assert_eq!(t3["bytes"], 2 * 364 + oware_egtb::HEADER_LEN as u64);
+    assert_eq!(t3["entry_exact"], 364);
+    assert_eq!(t3["entry_open"], 0);
+    // The old name `--dir` of stats and probe still works.
+    let old = json(&oware(&["egtb", "stats", "--dir", d, "--json"]));
+    assert_eq!(old["tables"][3]["entry_exact"], 364);
     let exact: u64 = t3["exact_values"]
         .as_array()
         .expect("values")
@@ -227,6 +267,15 @@ fn consumers_take_egtb_dir() {
         "--json",
     ]));
     assert_eq!(j["total"]["positions"], 30);
+    let decided = j["total"]["decided"].as_u64().expect("decided");
+    assert!(j["total"]["proof_nodes"].as_u64().is_some());
+    assert!(
+        j["total"]["decided_share"]
+            .as_f64()
+            .is_some_and(|s| (0.0..=1.0).contains(&s))
+    );
+    // With exact entry values and proofs from the real history most positions are decided.
+    assert!(decided >= 15, "only {decided} of 30 decided");
     let per: u64 = j["per_seeds"]
         .as_array()
         .expect("per seed count")

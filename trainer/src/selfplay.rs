@@ -304,10 +304,15 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                         && selfplay_egtb::is_exact(t, driver.game(slot)) =>
                 {
                     let mut game = driver.game(slot).clone();
-                    let plies = selfplay_egtb::play_out(t, &mut game)?;
-                    stats.table_games.fetch_add(1, Ordering::Relaxed);
-                    stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
-                    Some(game)
+                    // Where no move can be proven to keep the value the game goes on.
+                    match selfplay_egtb::play_out(t, &mut game)? {
+                        Some(plies) => {
+                            stats.table_games.fetch_add(1, Ordering::Relaxed);
+                            stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
+                            Some(game)
+                        }
+                        None => None,
+                    }
                 }
                 _ => None,
             };
@@ -692,24 +697,35 @@ mod tests {
         assert!(failure.is_none(), "{failure:?}");
         assert_eq!(records.len(), 24);
         let tables = Tables::load(dir.path()).expect("tables load");
+        let tables = Arc::new(tables);
         let mut entered = 0;
         let mut covered = 0;
         for r in &records {
             // The record replays to its result, with the real ending.
             let mut game = Game::with_max_plies(config.selfplay.max_plies);
-            let mut first_exact = None;
+            let mut played_out = None;
             for &mv in &r.moves {
-                if first_exact.is_none()
+                // Where the worker finished the game by table play, a play-out of the same
+                // tables from here gives the record's moves (play-outs are deterministic). A
+                // position exact only by its entry value may need proofs beyond the play-out's
+                // budget; there the game went on, and the tables' result binds only from where
+                // a play-out succeeded.
+                if played_out.is_none()
                     && let Some(a) = tables.analyse(&game)
                     && a.probe.bounds.is_exact()
                 {
-                    first_exact = Some((a.probe, game.to_move()));
+                    let mut rest = game.clone();
+                    if let Ok(Some(_)) = selfplay_egtb::play_out(&tables, &mut rest)
+                        && rest.moves() == r.moves.as_slice()
+                    {
+                        played_out = Some((a.probe, game.to_move()));
+                    }
                 }
                 game.play(mv).expect("a legal move");
             }
             assert_eq!(game.result(), Some(r.result), "the record replays");
-            if let Some((probe, side)) = first_exact {
-                // From the first exact position on the tables played: the result is theirs.
+            if let Some((probe, side)) = played_out {
+                // From there on the tables played: the result is theirs.
                 entered += 1;
                 let outcome = probe.outcome().expect("exact");
                 if r.result.reason != oware_engine::EndReason::MaxPlies {
@@ -729,10 +745,13 @@ mod tests {
             }
         }
         let table_games = stats.table_games.load(Ordering::Relaxed);
-        assert!(entered > 0, "no game reached the tables of {max} seeds");
+        assert!(
+            entered > 0,
+            "no game was played out in the tables of {max} seeds"
+        );
         assert_eq!(
             table_games, entered,
-            "every game that reached an exact value was played out"
+            "every game the workers finished by table play ends as the tables said"
         );
         assert!(stats.table_plies.load(Ordering::Relaxed) > 0);
         assert!(covered > 0, "no recorded position inside the tables");
