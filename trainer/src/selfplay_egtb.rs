@@ -135,11 +135,9 @@ pub fn play_out(tables: &Arc<Tables>, game: &mut Game) -> anyhow::Result<Option<
             *game = start;
             return Ok(None);
         };
-        let effect = game
-            .play(mv)
+        game.play(mv)
             .context("playing out a table ending: an illegal table move")?;
         // The child's mover secures what the mover does not (see above).
-        let _ = effect;
         value = Some(n - v);
         plies += 1;
     }
