@@ -343,6 +343,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                 }
                 if control.take_game() {
                     driver.reset(slot, new_game(sp, &mut rng));
+                    gave_up[slot] = false;
                 } else {
                     active[slot] = false;
                 }
