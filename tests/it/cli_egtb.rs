@@ -344,6 +344,13 @@ fn selfplay_and_training_use_the_tables() {
     );
     assert!(summary["table_plies"].as_u64().expect("table_plies") > 0);
     assert!(summary["rescored"].as_u64().is_some());
+    // Play-outs that gave up are counted; each one stops its game's attempts until the next
+    // capture, so there are never more of them than the games' table attempts allow.
+    let gave_up = summary["table_gave_up"].as_u64().expect("table_gave_up");
+    assert!(
+        gave_up <= summary["plies"].as_u64().expect("plies"),
+        "{summary}"
+    );
     // The records keep the ordinary format: every line replays, with a real ending.
     let games = std::fs::read_to_string(out.join("games.txt")).expect("games.txt");
     assert_eq!(games.lines().count(), 48);

@@ -95,6 +95,9 @@ pub struct SelfplayStats {
     pub table_games: AtomicU64,
     /// Plies of those table play-outs (not searched, not in `moves`).
     pub table_plies: AtomicU64,
+    /// Play-outs that gave up (no move proven to keep the value within the proofs' budget);
+    /// the game goes on with the search and tries again only after its next capture.
+    pub table_gave_up: AtomicU64,
     /// Value targets the tables changed (clamped into the results they allow).
     pub rescored: AtomicU64,
 }
@@ -259,6 +262,9 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
         }
     }
     let mut full = vec![true; slots];
+    // Slots whose play-out gave up since their last capture: the proofs that failed would fail
+    // again at every later ply of the same stretch (the same history, more of it).
+    let mut gave_up = vec![false; slots];
     while active.iter().any(|&a| a) && !control.stop.load(Ordering::Relaxed) {
         if control.pause.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(20));
@@ -298,9 +304,14 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                 });
             }
             driver.advance(slot, r.mv)?;
+            if driver.game(slot).seen_since_capture().len() <= 1 {
+                // A capture (or the start) empties the history: a new stretch, new proofs.
+                gave_up[slot] = false;
+            }
             let played_out = match tables {
                 Some(t)
-                    if !driver.game(slot).is_over()
+                    if !gave_up[slot]
+                        && !driver.game(slot).is_over()
                         && selfplay_egtb::is_exact(t, driver.game(slot)) =>
                 {
                     let mut game = driver.game(slot).clone();
@@ -311,7 +322,11 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                             stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
                             Some(game)
                         }
-                        None => None,
+                        None => {
+                            stats.table_gave_up.fetch_add(1, Ordering::Relaxed);
+                            gave_up[slot] = true;
+                            None
+                        }
                     }
                 }
                 _ => None,
@@ -328,6 +343,7 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                 }
                 if control.take_game() {
                     driver.reset(slot, new_game(sp, &mut rng));
+                    gave_up[slot] = false;
                 } else {
                     active[slot] = false;
                 }

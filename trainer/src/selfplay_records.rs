@@ -176,6 +176,7 @@ pub fn run_selfplay(job: &SelfplayJob, status: &StatusLine) -> anyhow::Result<Se
         "mean_batch": evals as f64 / batches as f64,
         "table_games": stats.table_games.load(Ordering::Relaxed),
         "table_plies": stats.table_plies.load(Ordering::Relaxed),
+        "table_gave_up": stats.table_gave_up.load(Ordering::Relaxed),
         "rescored": stats.rescored.load(Ordering::Relaxed),
         "inference": network.mode().name(),
         "mean_network_batch": merged,

@@ -301,6 +301,10 @@ impl<'a, 'b> Learning<'a, 'b> {
                 ctx.stats.table_plies.load(Ordering::Relaxed) as f64,
             ),
             (
+                "selfplay/table_gave_up",
+                ctx.stats.table_gave_up.load(Ordering::Relaxed) as f64,
+            ),
+            (
                 "selfplay/rescored",
                 ctx.stats.rescored.load(Ordering::Relaxed) as f64,
             ),
