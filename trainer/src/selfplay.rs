@@ -316,7 +316,11 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                 {
                     let mut game = driver.game(slot).clone();
                     // Where no move can be proven to keep the value the game goes on.
-                    match selfplay_egtb::play_out(t, &mut game)? {
+                    match selfplay_egtb::play_out(
+                        t,
+                        &mut game,
+                        selfplay_egtb::SELFPLAY_PROOF_NODES,
+                    )? {
                         Some(plies) => {
                             stats.table_games.fetch_add(1, Ordering::Relaxed);
                             stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
@@ -731,8 +735,11 @@ mod tests {
                     && a.probe.bounds.is_exact()
                 {
                     let mut rest = game.clone();
-                    if let Ok(Some(_)) = selfplay_egtb::play_out(&tables, &mut rest)
-                        && rest.moves() == r.moves.as_slice()
+                    if let Ok(Some(_)) = selfplay_egtb::play_out(
+                        &tables,
+                        &mut rest,
+                        selfplay_egtb::SELFPLAY_PROOF_NODES,
+                    ) && rest.moves() == r.moves.as_slice()
                     {
                         played_out = Some((a.probe, game.to_move()));
                     }

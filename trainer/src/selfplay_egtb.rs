@@ -54,12 +54,22 @@ pub fn is_exact(tables: &Tables, game: &Game) -> bool {
         .is_some_and(|a| a.probe.bounds.is_exact())
 }
 
-/// The most nodes [`play_out`] lets one proof of a quiet move visit.
+/// The most nodes a thorough [`play_out`] lets one proof of a quiet move visit (the tests of
+/// the play-out use it: nearly every exact start is played out).
 pub const PLAY_OUT_PROOF_NODES: u64 = 200_000;
+
+/// The most nodes self-play's [`play_out`] lets one proof visit. The proofs are most of a
+/// worker's time with a larger budget: measured with tables of 0..=14 seeds, 60-second runs of
+/// the default config (`docs/results/2026-12-05-egtb-selfplay-budget.md`), 200,000 nodes gave
+/// 2,280 positions a second (9,025 without tables) and 2,000 nodes 8,492, with more games
+/// played out (46% against 49%, but 1,357 against 458). A play-out that gives up leaves the
+/// game to the search, which the tables still bound.
+pub const SELFPLAY_PROOF_NODES: u64 = 2_000;
 
 /// Finishes a game whose position has an exact value by perfect play from the tables; returns
 /// the plies played, or `None` (the game untouched) when no move could be proven to keep the
-/// value within the proofs' budget.
+/// value with proofs of at most `proof_nodes` nodes each ([`PLAY_OUT_PROOF_NODES`],
+/// [`SELFPLAY_PROOF_NODES`]).
 ///
 /// At a position of exact value `v` (for its mover, given its history) every move's value lies
 /// within `[0, v]` and some move's is `v`; that move's child then has the exact value
@@ -76,7 +86,11 @@ pub const PLAY_OUT_PROOF_NODES: u64 = 200_000;
 ///
 /// # Errors
 /// A position the tables do not cover, or an illegal move — none of which a sound table allows.
-pub fn play_out(tables: &Arc<Tables>, game: &mut Game) -> anyhow::Result<Option<u32>> {
+pub fn play_out(
+    tables: &Arc<Tables>,
+    game: &mut Game,
+    proof_nodes: u64,
+) -> anyhow::Result<Option<u32>> {
     let start = game.clone();
     let mut prover = Prover::new(Arc::clone(tables));
     let mut plies = 0;
@@ -116,7 +130,7 @@ pub fn play_out(tables: &Arc<Tables>, game: &mut Game) -> anyhow::Result<Option<
                 child.seen_since_capture(),
                 t,
                 PROOF_DEPTH,
-                PLAY_OUT_PROOF_NODES,
+                proof_nodes,
                 None,
             ) {
                 Proof::No => chosen = Some(m.mv),
@@ -171,7 +185,7 @@ mod tests {
         let outcome = probe.outcome().expect("an exact value decides the result");
         let (final_lo, _) = probe.final_seeds();
         let before = game.clone();
-        let Some(_) = play_out(tables, &mut game).expect("plays out") else {
+        let Some(_) = play_out(tables, &mut game, PLAY_OUT_PROOF_NODES).expect("plays out") else {
             assert!(
                 game.moves() == before.moves() && game.position() == before.position(),
                 "a play-out that gives up leaves the game as it was"
