@@ -27,6 +27,8 @@ pub(crate) const NO_CAPTURE: u8 = 254;
 const PARALLEL: usize = 1 << 12;
 /// Positions per unit of parallel work within a component.
 const CHUNK: usize = 1 << 10;
+/// The exact search's first round gives each open entry this share of the node budget.
+const FIRST_ROUND_SHARE: u64 = 64;
 
 /// `lo` and `hi` of a position packed in one word, so a child costs one memory access.
 #[inline]
@@ -69,6 +71,8 @@ pub(crate) struct Components<'a> {
     pub settled: AtomicU64,
     /// Nodes the exact searches visited.
     pub search_nodes: AtomicU64,
+    /// Entries settled exactly inside another entry's search (see [`Search::value`]).
+    pub harvested: AtomicU64,
     /// Positions to look at again in a targeted sweep.
     pub dirty: Bits,
     /// Positions that changed in a full sweep.
@@ -188,9 +192,11 @@ impl Components<'_> {
     ///    line repeats one before it, until a capture, an exit from the component or a
     ///    position whose all-history bound (valid after any history) carries the rest.
     /// 2. **Exact search.** With [`Components::exact`], every member still open is searched
-    ///    from an empty history ([`Components::search`]) within the node budget, windowed by
-    ///    its fixpoint interval; what the search settles is stored, the rest keeps the
-    ///    fixpoints.
+    ///    from an empty history ([`Search`]) within the node budget, windowed by
+    ///    its fixpoint interval, first with a small share of the budget and then, for those
+    ///    still open, with all of it; what the search settles is stored, the rest keeps the
+    ///    fixpoints. Inside a search, a node whose result no repetition above it touched
+    ///    narrows its own entry interval too ([`Search::value`]).
     fn solve_entries(&self, members: &[u32], id: u32, ids: &[u32]) {
         let n = self.n;
         let par = members.len() >= PARALLEL;
@@ -257,29 +263,60 @@ impl Components<'_> {
                 l < h
             })
             .collect();
-        let settle = |&v: &u32| {
+        let settle = |v: u32, budget: u64, first_look: bool| {
+            // Another root's search may have settled or narrowed it meanwhile.
             let (l, h) = unpack(self.entry[v as usize].load(Relaxed));
+            if l == h {
+                return;
+            }
             let mut search = Search {
                 comps: self,
                 id,
                 ids,
                 path: Vec::with_capacity(64),
                 nodes: 0,
+                budget,
                 aborted: false,
             };
             search.path.push(v);
-            let r = search.value(v, l as i16 - 1, h as i16 + 1);
-            self.searched.fetch_add(1, Relaxed);
+            let (r, _) = search.value(v, l as i16 - 1, h as i16 + 1);
+            self.searched.fetch_add(first_look as u64, Relaxed);
             self.search_nodes.fetch_add(search.nodes, Relaxed);
-            if !search.aborted && (l as i16) <= r && r <= h as i16 {
-                self.entry[v as usize].store(pack(r as u8, r as u8), Relaxed);
+            if !search.aborted && (l as i16) <= r && r <= h as i16 && self.narrow_entry(v, r, r) {
                 self.settled.fetch_add(1, Relaxed);
             }
         };
-        // Each search reads only final values and the all-history intervals: the roots are
-        // independent (an entry value holds after an empty history only, so no root uses
-        // another's).
-        open.par_iter().for_each(settle);
+        // Each search reads only final values and the all-history intervals; an entry value
+        // holds after an empty history only, so no search uses another's to cut, only to order
+        // its moves and to skip the roots already settled. A first round with a small budget
+        // settles the easy roots (and what they meet inside) before the hard ones get the
+        // whole budget.
+        let first = (self.node_budget / FIRST_ROUND_SHARE).max(1);
+        let two_rounds = first < self.node_budget;
+        if two_rounds {
+            open.par_iter().for_each(|&v| settle(v, first, true));
+        }
+        open.par_iter()
+            .for_each(|&v| settle(v, self.node_budget, !two_rounds));
+    }
+
+    /// Narrows the entry interval of `v` to `[l, h]` (as far as it is not narrower already);
+    /// whether it became exact by this call.
+    fn narrow_entry(&self, v: u32, l: i16, h: i16) -> bool {
+        let cell = &self.entry[v as usize];
+        let mut old = cell.load(Relaxed);
+        loop {
+            let (ol, oh) = unpack(old);
+            let (nl, nh) = ((ol as i16).max(l) as u8, (oh as i16).min(h) as u8);
+            assert!(nl <= nh, "sound entry bounds cannot cross");
+            if (nl, nh) == (ol, oh) {
+                return false;
+            }
+            match cell.compare_exchange_weak(old, pack(nl, nh), Relaxed, Relaxed) {
+                Ok(_) => return nl == nh && ol < oh,
+                Err(now) => old = now,
+            }
+        }
     }
 
     fn board(&self, v: u32) -> [u8; 12] {
@@ -394,6 +431,8 @@ struct Search<'c, 'a> {
     /// mover to move when `d` is even.
     path: Vec<u32>,
     nodes: u64,
+    /// The most nodes this search may visit.
+    budget: u64,
     /// The budget ran out, or an exit's value was not exact: the result means nothing.
     aborted: bool,
 }
@@ -401,21 +440,29 @@ struct Search<'c, 'a> {
 impl Search<'_, '_> {
     /// The value of the last position of the path (`v`) for its mover: exact when it lies
     /// strictly between `alpha` and `beta`, an upper bound when at most `alpha`, a lower bound
-    /// when at least `beta` (fail-soft alpha-beta).
-    fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> i16 {
+    /// when at least `beta` (fail-soft alpha-beta); and the shallowest index of the path that a
+    /// repetition in the search of `v` went back to (`usize::MAX` when none did).
+    ///
+    /// When that index is not above `v`'s own, nothing played before `v` made a difference:
+    /// every node searched had the same moves and every leaf the same score as with an empty
+    /// history at `v`, so the result bounds `v`'s entry value the same way, and it narrows the
+    /// stored entry interval (shared work across roots: an open entry met inside another
+    /// entry's search is often settled there). It is never used to cut another search.
+    fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> (i16, usize) {
+        const NONE: usize = usize::MAX;
         let c = self.comps;
         let n = c.n;
         self.nodes += 1;
-        if self.nodes > c.node_budget {
+        if self.nodes > self.budget {
             self.aborted = true;
         }
         if self.aborted {
-            return 0;
+            return (0, NONE);
         }
         let (lo, hi) = unpack(c.state[v as usize].load(Relaxed));
         let (lo, hi) = (lo as i16, hi as i16);
         if lo == hi || lo >= beta || hi <= alpha {
-            return if hi <= alpha { hi } else { lo };
+            return (if hi <= alpha { hi } else { lo }, NONE);
         }
         let board = c.board(v);
         let mut succ = [NO_SUCCESSOR; 6];
@@ -425,13 +472,14 @@ impl Search<'_, '_> {
         if let Some(b) = Bounds::from_code(f).filter(|_| f != NO_CAPTURE) {
             if !b.is_exact() {
                 self.aborted = true;
-                return 0;
+                return (0, NONE);
             }
             best = best.max(b.lo as i16);
         }
         // Settled moves first (repetitions and exits), then the moves to search, the child
         // likeliest to be bad for its mover first.
         let depth = self.path.len();
+        let mut reached = NONE;
         let mut open: [(u8, u32); 6] = [(0, 0); 6];
         let mut m = 0;
         for s in &succ[..k] {
@@ -443,11 +491,16 @@ impl Search<'_, '_> {
                 let (el, eh) = unpack(c.entry[q as usize].load(Relaxed));
                 if el != eh {
                     self.aborted = true;
-                    return 0;
+                    return (0, NONE);
                 }
                 n as i16 - el as i16
-            } else if self.path[depth % 2..].iter().step_by(2).any(|&p| p == q) {
+            } else if let Some(i) = self.path[depth % 2..]
+                .iter()
+                .step_by(2)
+                .position(|&p| p == q)
+            {
                 // A repetition: the mover keeps what is on its row after the move.
+                reached = reached.min(depth % 2 + 2 * i);
                 n as i16 - row as i16
             } else {
                 // The child's entry interval guesses its value best: the lowest first.
@@ -458,26 +511,48 @@ impl Search<'_, '_> {
             };
             best = best.max(score);
         }
-        if best >= beta {
-            return best;
-        }
-        alpha = alpha.max(best);
-        let open = &mut open[..m];
-        open.sort_unstable();
-        for &(_, q) in open.iter() {
-            self.path.push(q);
-            let r = n as i16 - self.value(q, n as i16 - beta, n as i16 - alpha);
-            self.path.pop();
-            if self.aborted {
-                return 0;
-            }
-            best = best.max(r);
-            if best >= beta {
-                return best;
-            }
+        let (window_lo, window_hi) = (alpha, beta);
+        if best < beta {
             alpha = alpha.max(best);
+            let open = &mut open[..m];
+            open.sort_unstable();
+            for &(_, q) in open.iter() {
+                self.path.push(q);
+                let (r, back) = self.value(q, n as i16 - beta, n as i16 - alpha);
+                self.path.pop();
+                if self.aborted {
+                    return (0, NONE);
+                }
+                reached = reached.min(back);
+                best = best.max(n as i16 - r);
+                if best >= beta {
+                    break;
+                }
+                alpha = alpha.max(best);
+            }
         }
-        best
+        // The root (depth 1) is stored by its caller.
+        if depth > 1 && reached >= depth - 1 {
+            self.harvest(v, best, window_lo, window_hi);
+        }
+        (best, reached)
+    }
+
+    /// Narrows `v`'s entry interval by the result `r` of its search with the window
+    /// `(alpha, beta)`, found without any repetition of a position played before `v`.
+    fn harvest(&self, v: u32, r: i16, alpha: i16, beta: i16) {
+        let c = self.comps;
+        let n = c.n as i16;
+        let (l, h) = if r <= alpha {
+            (0, r)
+        } else if r >= beta {
+            (r, n)
+        } else {
+            (r, r)
+        };
+        if c.narrow_entry(v, l, h) {
+            c.harvested.fetch_add(1, Relaxed);
+        }
     }
 }
 

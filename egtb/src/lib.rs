@@ -112,6 +112,7 @@ mod component;
 mod file;
 mod index;
 mod judge;
+mod perfect;
 mod probe;
 mod prove;
 mod scc;
@@ -128,6 +129,7 @@ pub use file::{
 };
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{Verdict, judge, prove_moves};
+pub use perfect::{keeping_move, perfect_move};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves};
 pub use solve::{

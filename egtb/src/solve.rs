@@ -111,6 +111,8 @@ pub struct SolveStats {
     pub settled: u64,
     /// Nodes the exact searches visited.
     pub search_nodes: u64,
+    /// Entries settled exactly inside another entry's search (not searched themselves).
+    pub harvested: u64,
     /// Wall time.
     pub elapsed: Duration,
     /// Threads used.
@@ -320,6 +322,7 @@ pub fn solve_table_with(
         searched: AtomicU64::new(0),
         settled: AtomicU64::new(0),
         search_nodes: AtomicU64::new(0),
+        harvested: AtomicU64::new(0),
         dirty: Bits::new(len),
         changed: Bits::new(len),
         expanded: AtomicU64::new(0),
@@ -364,6 +367,7 @@ pub fn solve_table_with(
     stats.searched = comps.searched.load(Relaxed);
     stats.settled = comps.settled.load(Relaxed);
     stats.search_nodes = comps.search_nodes.load(Relaxed);
+    stats.harvested = comps.harvested.load(Relaxed);
     let pass1 = searched.get() + comps.expanded.into_inner();
     drop(fixed);
     stats.expanded += pass1;

@@ -441,3 +441,75 @@ fn entry_values_are_mostly_exact_and_never_looser_than_the_old_entry_bounds() {
         }
     }
 }
+
+#[test]
+fn open_entries_met_inside_another_entrys_search_are_settled_there() {
+    // Table 6 again, from the shared smaller tables: its exact search settles entries inside
+    // other entries' searches (results that no repetition above the node touched), and every
+    // entry exact either way matches the shared table's, which the brute-force checks cover.
+    let (t, s) = solve_table_with(6, &tables()[..6], &TEST_OPTIONS, &|_| {});
+    assert!(
+        s.searched > 0,
+        "table 6 has entries the fixpoints leave open"
+    );
+    assert!(
+        s.harvested > 0,
+        "no entry settled inside another's search: {s:?}"
+    );
+    assert!(s.harvested + s.settled <= s.positions);
+    let shared = &tables()[6];
+    for i in 0..t.len() {
+        let (a, b) = (t.entry(i).expect("entry"), shared.entry(i).expect("entry"));
+        if a.is_exact() && b.is_exact() {
+            assert_eq!(a, b, "board {i}: the two builds disagree");
+        }
+    }
+}
+
+#[test]
+fn perfect_moves_keep_the_real_games_value_up_to_3_seeds() {
+    let tables = std::sync::Arc::new(set());
+    let mut solver = BruteSolver::new();
+    let mut played = 0;
+    for n in 1..=SOLVED_BY_BRUTE_FORCE {
+        for (_, board) in Boards::new(n as usize, 0, table_len(n as usize)) {
+            let game = Game::from_position(south(board), oware_engine::DEFAULT_MAX_PLIES);
+            let Some((mv, probe)) = perfect_move(&tables, &game, 200_000) else {
+                continue;
+            };
+            let v = probe.bounds.lo;
+            assert!(probe.bounds.is_exact());
+            assert_eq!(
+                v,
+                solver.value(&board, n),
+                "{board:?}: the position's value"
+            );
+            let mut child = game.clone();
+            let effect = child.play(mv).expect("a legal move");
+            if child.is_over() {
+                continue;
+            }
+            let c = effect.captured;
+            let left = n - c;
+            // The child's mover secures exactly what the mover leaves it: n − v of the board
+            // before the move, of which the capture took none of its own.
+            let share = left - (v - c);
+            if c > 0 {
+                let child_board = movers_board(child.position());
+                assert_eq!(solver.value(&child_board, left), share, "{board:?} {mv}");
+            } else {
+                let h = mv.relative();
+                assert!(
+                    solver.secures_after(&board, n, share, &[h]),
+                    "{board:?} {mv}"
+                );
+                assert!(
+                    !solver.secures_after(&board, n, share + 1, &[h]),
+                    "{board:?} {mv}"
+                );
+            }
+            played += 1;
+        }
+    }
+    assert!(played > 200, "only {played} perfect moves checked");
+}

@@ -22,7 +22,7 @@
 //! to the nearest result inside it, and one inside stays. The margin target stays the game's.
 
 use anyhow::Context;
-use oware_egtb::{MoveBounds, PROOF_DEPTH, Proof, Prover, Tables};
+use oware_egtb::{Prover, Tables, keeping_move};
 use oware_engine::Game;
 use std::path::Path;
 use std::sync::Arc;
@@ -74,14 +74,9 @@ pub const SELFPLAY_PROOF_NODES: u64 = 2_000;
 /// At a position of exact value `v` (for its mover, given its history) every move's value lies
 /// within `[0, v]` and some move's is `v`; that move's child then has the exact value
 /// `n' − (v − c)` for its own mover (`c` seeds captured, `n'` left), so the value is carried
-/// from one position to the next and each side secures its share. A move keeps the value when
-/// its interval starts at `v` (a capture at its child's entry value, a repetition, or a quiet
-/// move whose child's interval says so), or, for a quiet move, when a bounded [`Prover`]
-/// search from the real history proves that the child's mover secures no more than its share
-/// (an entry value can be exact where no stored interval of a child is). Moves are also ruled
-/// out: one whose interval ends below `v`, or whose proof shows the child's mover securing more
-/// than its share, does not keep the value, so when a single move is left it is the one that
-/// does (a forced move, for instance, needs no proof). The game ends because
+/// from one position to the next and each side secures its share. Each move is one that
+/// [`keeping_move`] shows to keep the value (by its interval, a bounded [`Prover`] search from
+/// the real history, or as the only move left once the others are shown to lose). The game ends because
 /// positions since the last capture cannot repeat forever (and at the ply limit).
 ///
 /// # Errors
@@ -108,44 +103,7 @@ pub fn play_out(
             None => anyhow::bail!("playing out a table ending: the start has no exact value"),
         };
         let n = analysis.probe.seeds;
-        // Some move's value is exactly `v`; a move whose interval ends below `v` is not it.
-        let mut open: Vec<&MoveBounds> =
-            analysis.moves.iter().filter(|m| m.bounds.hi >= v).collect();
-        let mut chosen = open.iter().find(|m| m.bounds.lo >= v).map(|m| m.mv);
-        let mut i = 0;
-        while chosen.is_none() && i < open.len() {
-            let m = open[i];
-            let mut child = game.clone();
-            let effect = child
-                .play(m.mv)
-                .context("playing out a table ending: an illegal table move")?;
-            if effect.captured > 0 || child.is_over() {
-                i += 1;
-                continue;
-            }
-            // The move keeps `v` exactly when the child's mover secures no more than n − v.
-            let t = (n - v + 1) as i32;
-            match prover.secures(
-                child.position(),
-                child.seen_since_capture(),
-                t,
-                PROOF_DEPTH,
-                proof_nodes,
-                None,
-            ) {
-                Proof::No => chosen = Some(m.mv),
-                // Proven to give the opponent more: not the move.
-                Proof::Yes => {
-                    open.remove(i);
-                }
-                Proof::Unknown => i += 1,
-            }
-        }
-        if chosen.is_none() && open.len() == 1 {
-            // Every other move is proven to lose value, so the one left keeps it.
-            chosen = Some(open[0].mv);
-        }
-        let Some(mv) = chosen else {
+        let Some(mv) = keeping_move(&analysis, game, v, &mut prover, proof_nodes) else {
             *game = start;
             return Ok(None);
         };
