@@ -70,6 +70,12 @@ pub(super) struct Args {
     /// The player that evaluates every position of a reviewed game for the graph.
     #[arg(long, default_value = DEFAULT_ANALYSIS_SPEC, value_name = "PLAYER")]
     analysis: String,
+
+    /// Endgame tables (`oware egtb build`): positions they give an exact value are played
+    /// perfectly by every AI and hint, and reviews mark the moves that threw a win or a draw
+    /// away.
+    #[arg(long, value_name = "DIR")]
+    egtb: Option<std::path::PathBuf>,
 }
 
 /// Runs `oware serve`.
@@ -101,6 +107,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut config = ServeConfig::new(args.addr, ais);
     config.analysis = args.analysis;
+    config.egtb = args.egtb;
     config.max_rooms = args.max_rooms;
     config.max_games = args.max_games;
     config.max_connections = args.max_connections;

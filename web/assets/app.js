@@ -461,7 +461,7 @@ function startReview(record) {
 
 function onReview(msg) {
   const live = !!app.state && msg.record === app.state.record.split("\t")[0];
-  app.review = { moves: msg.moves, states: msg.states, evals: null, turning: null, ply: msg.moves.length,
+  app.review = { moves: msg.moves, states: msg.states, evals: null, turning: null, marks: [], ply: msg.moves.length,
     record: msg.record, live, resultText: live ? app.state.ending : resultText(msg.states[msg.states.length - 1]) };
   if (!live) {
     app.kind = null;
@@ -494,10 +494,16 @@ function onAnalysis(msg) {
   if (!r || msg.moves !== r.record) return;
   r.evals = msg.evals;
   r.turning = msg.turning_point;
+  r.marks = msg.table_marks || [];
   const t = r.turning;
-  $("graph-caption").textContent = t
+  let caption = t
     ? `South's chances after every move (by ${msg.by}); turning point: move ${t} (${r.moves[t - 1]}), the biggest swing`
     : `South's chances after every move (by ${msg.by})`;
+  if (r.marks.length) {
+    const list = r.marks.map((m) => `${m.move} (${m.letter})`).join(", ");
+    caption += `. Endgame tables: ${r.marks.length === 1 ? "move" : "moves"} ${list} threw away a proven result (red)`;
+  }
+  $("graph-caption").textContent = caption;
   renderReview();
 }
 
@@ -524,9 +530,26 @@ function renderReview() {
   $("rv-pos").textContent = `${r.ply} / ${r.moves.length}`;
   $("rv-first").disabled = $("rv-back").disabled = r.ply === 0;
   $("rv-last").disabled = $("rv-forward").disabled = r.ply === r.moves.length;
-  if (!r.live) $("status").textContent = r.ply === 0 ? "Start position" : `After move ${r.ply}: ${r.moves[r.ply - 1]}`;
+  const mark = tableMark(r, r.ply);
+  if (!r.live) {
+    let text = r.ply === 0 ? "Start position" : `After move ${r.ply}: ${r.moves[r.ply - 1]}`;
+    if (mark) text += ` — threw away a ${mark.from} the endgame tables prove (at best a ${mark.to} now)`;
+    $("status").textContent = text;
+  }
   renderMoves(r.moves, r.ply, goto);
+  for (const m of r.marks || []) {
+    const span = $("moves").querySelector(`[data-ply="${m.move}"]`);
+    if (span) {
+      span.classList.add("table-mark");
+      span.title = `Threw away a ${m.from} the endgame tables prove (at best a ${m.to})`;
+    }
+  }
   drawGraph();
+}
+
+/** The review's table mark of the move that led to state `ply`, if any. */
+function tableMark(r, ply) {
+  return (r.marks || []).find((m) => m.move === ply) || null;
 }
 
 function drawGraph() {
@@ -541,6 +564,10 @@ function drawGraph() {
     out += `<polygon class="south-area" points="0,${H / 2} ${pts.join(" ")} ${x(r.evals.length - 1).toFixed(1)},${H / 2}"/>`;
     out += `<polyline class="line" points="${pts.join(" ")}"/>`;
     if (r.turning) out += `<line class="turn" x1="${x(r.turning)}" y1="0" x2="${x(r.turning)}" y2="${H}"/>`;
+    for (const m of r.marks || []) {
+      const v = r.evals[m.move] ?? 0;
+      out += `<circle class="table-mark" data-move="${m.move}" cx="${x(m.move).toFixed(1)}" cy="${y(v).toFixed(1)}" r="5"/>`;
+    }
   }
   out += `<line class="cursor" x1="${x(r.ply)}" y1="0" x2="${x(r.ply)}" y2="${H}"/>`;
   svg.innerHTML = out;

@@ -5,14 +5,23 @@
 //! one `choose` with the operator's spec (every spec has a depth, a time or a simulation
 //! count), given the job's stop flag so a search nobody waits for any more ends early; a review
 //! is one job per position.
+//!
+//! With endgame tables (`oware serve --egtb DIR`), a position the tables give an exact value
+//! (with the game's history) is played perfectly: the AI's move and the hint are a move that
+//! keeps the value ([`oware_egtb::perfect_move`]), and a review marks each move that threw away
+//! a win or a draw the tables prove ([`TableMark`]).
 
+use crate::config::{REVIEW_PROOF_NODES, TABLE_MOVE_PROOF_NODES};
 use crate::pool::{AiPool, Stop, Stopped, Ticket};
+use crate::protocol::TableMark;
 use anyhow::Context;
+use oware_egtb::{Outcome, Prover, Tables, judge, perfect_move, prove_moves};
 use oware_engine::{Game, Move, Side, Winner};
 use oware_model::DeviceKind;
 use oware_players::PlayerBuilder;
 use oware_players::spec::{MctsEvaluator, PlayerSpec};
 use oware_search::{Budget, Choice};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -27,6 +36,8 @@ pub struct AiEntry {
     /// A name for people.
     pub label: String,
     builder: Arc<PlayerBuilder>,
+    /// The endgame tables it plays perfectly from, where they give an exact value.
+    tables: Option<Arc<Tables>>,
     /// How long its searches take, in microseconds: a moving average of those that were not
     /// stopped, starting from its `ms=` budget (0 without one).
     cost_micros: Arc<AtomicU64>,
@@ -74,6 +85,7 @@ impl AiEntry {
             public: public_spec(&parsed),
             label: label(&parsed),
             builder: Arc::new(builder),
+            tables: None,
             cost_micros: Arc::new(AtomicU64::new(stated_millis(&parsed).saturating_mul(1000))),
         })
     }
@@ -172,16 +184,27 @@ pub struct Roster {
 }
 
 impl Roster {
-    /// Loads every spec; the first error names its spec.
-    pub fn load(ais: &[String], analysis: &str) -> anyhow::Result<Roster> {
+    /// Loads every spec, and the endgame tables of `egtb` (shared by every player) when given;
+    /// the first error names its spec or the tables' directory.
+    pub fn load(ais: &[String], analysis: &str, egtb: Option<&Path>) -> anyhow::Result<Roster> {
         if ais.is_empty() {
             anyhow::bail!("no AI player to offer");
         }
+        let tables = match egtb {
+            Some(dir) => Some(Arc::new(Tables::load(dir).with_context(|| {
+                format!("--egtb {}: cannot load the endgame tables", dir.display())
+            })?)),
+            None => None,
+        };
+        let with_tables = |mut e: AiEntry| {
+            e.tables = tables.clone();
+            e
+        };
         let ais = ais
             .iter()
-            .map(|s| AiEntry::load(s))
+            .map(|s| AiEntry::load(s).map(with_tables))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let analysis = AiEntry::load(analysis).context("--analysis")?;
+        let analysis = with_tables(AiEntry::load(analysis).context("--analysis")?);
         if analysis.builder.spec() == &PlayerSpec::Random {
             anyhow::bail!(
                 "--analysis random: the review graph needs a player that evaluates positions \
@@ -189,6 +212,11 @@ impl Roster {
             );
         }
         Ok(Roster { ais, analysis })
+    }
+
+    /// The most seeds the loaded endgame tables cover, `None` without tables.
+    pub fn table_seeds(&self) -> Option<usize> {
+        self.analysis.tables.as_ref().map(|t| t.max_seeds())
     }
 }
 
@@ -205,9 +233,13 @@ pub fn choose_job(
 ) -> impl FnOnce() -> anyhow::Result<Choice> + use<> {
     let builder = entry.builder.clone();
     let cost = entry.cost_micros.clone();
+    let tables = entry.tables.clone();
     move || {
         if game.is_over() {
             anyhow::bail!("the game is over");
+        }
+        if let Some(choice) = tables.as_ref().and_then(|t| table_choice(t, &game)) {
+            return Ok(choice);
         }
         let started = Instant::now();
         let mut player = builder.build(seed())?;
@@ -222,16 +254,63 @@ pub fn choose_job(
     }
 }
 
+/// The move of perfect play when the tables give the game's position an exact value (with
+/// its history) and a move that keeps it can be shown, with its result as the value.
+fn table_choice(tables: &Arc<Tables>, game: &Game) -> Option<Choice> {
+    let (mv, probe) = perfect_move(tables, game, TABLE_MOVE_PROOF_NODES)?;
+    let outcome = probe.outcome()?;
+    let (mine, _) = probe.final_seeds();
+    Some(Choice {
+        mv,
+        value: Some(outcome.value()),
+        info: format!(
+            "endgame tables: a {} with {mine} seeds, perfect play ({} on the board)",
+            outcome.name(),
+            probe.seeds
+        ),
+    })
+}
+
+/// The mark of `mv` in `game` when the tables prove it threw away a win or a draw: the best
+/// result the mover was sure of before it is better than the best the move leaves.
+fn table_mark(
+    tables: &Tables,
+    prover: &mut Prover,
+    game: &Game,
+    mv: Move,
+    number: usize,
+) -> Option<TableMark> {
+    let (analysis, _) = prove_moves(tables, prover, game, REVIEW_PROOF_NODES)?;
+    let verdict = judge(&analysis, mv)?;
+    if verdict.keeps_result != Some(false) {
+        return None;
+    }
+    let own = u32::from(analysis.probe.captured_own);
+    let sure = analysis.moves.iter().map(|m| m.bounds.lo).max()?;
+    let left = analysis.moves.iter().find(|m| m.mv == mv)?.bounds.hi;
+    let (from, to) = (
+        Outcome::of_total(own + u32::from(sure)),
+        Outcome::of_total(own + u32::from(left)),
+    );
+    (from > to).then(|| TableMark {
+        number,
+        letter: mv.letter(),
+        from: from.name(),
+        to: to.name(),
+    })
+}
+
 /// South's expected result (-1..1) in every state of the game `moves` make, the start
-/// included, by one player of `entry` (finished states score their result). Each position is
-/// one job on the pool, so the AIs' moves pass between them; `stop` ends it ([`Stopped`]).
+/// included, by one player of `entry` (finished states score their result), and, with tables,
+/// the moves that threw away a result they prove. Each position is one job on the pool, so
+/// the AIs' moves pass between them; `stop` ends it ([`Stopped`]).
 pub async fn analyse(
     pool: &AiPool,
     ticket: &Ticket,
     stop: &Stop,
     entry: &AiEntry,
     moves: Vec<Move>,
-) -> anyhow::Result<Vec<f32>> {
+) -> anyhow::Result<(Vec<f32>, Vec<TableMark>)> {
     let builder = entry.builder.clone();
     let flag = stop.flag();
     let mut player = pool
@@ -241,26 +320,37 @@ pub async fn analyse(
             Ok(player)
         })
         .await?;
+    let tables = entry.tables.clone();
+    let mut prover = tables.as_ref().map(|t| Prover::new(Arc::clone(t)));
     let mut game = Game::new();
     let mut evals = Vec::with_capacity(moves.len() + 1);
+    let mut marks = Vec::new();
     for i in 0..=moves.len() {
         if stop.is_stopped() {
             return Err(Stopped.into());
         }
         let state = game.clone();
-        let (back, value) = pool
+        let next = moves.get(i).copied();
+        let tables = tables.clone();
+        let (back, prover_back, value, mark) = pool
             .run(ticket, stop, Duration::MAX, move || {
                 let value = evaluate_for_south(player.as_mut(), &state);
-                Ok((player, value))
+                let mark = match (tables.as_deref(), prover.as_mut(), next) {
+                    (Some(t), Some(p), Some(mv)) => table_mark(t, p, &state, mv, i + 1),
+                    _ => None,
+                };
+                Ok((player, prover, value, mark))
             })
             .await?;
         player = back;
+        prover = prover_back;
         evals.push(value?);
-        if let Some(&mv) = moves.get(i) {
+        marks.extend(mark);
+        if let Some(mv) = next {
             game.play(mv).context("the reviewed game is not legal")?;
         }
     }
-    Ok(evals)
+    Ok((evals, marks))
 }
 
 /// South's expected result in `game`: the result once over, else the player's evaluation.
@@ -307,6 +397,98 @@ pub fn turning_point(evals: &[f32]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oware_egtb::{Boards, Table, solve_table, table_len};
+    use oware_engine::Position;
+
+    /// The tables of 0..=`max` seeds, solved in memory.
+    fn tiny_tables(max: u8) -> Arc<Tables> {
+        let mut tables: Vec<Table> = Vec::new();
+        for n in 0..=max {
+            let (t, _) = solve_table(n, &tables, &|_| {});
+            tables.push(t);
+        }
+        Arc::new(Tables::from_tables(Path::new("memory"), tables))
+    }
+
+    /// The games of every board of `n` seeds, South to move, the captured seeds split evenly.
+    fn games(n: u8) -> impl Iterator<Item = Game> {
+        Boards::new(n as usize, 0, table_len(n as usize)).filter_map(move |(_, board)| {
+            let south = (48 - n) / 2;
+            let pos = Position::from_parts(board, [south, 48 - n - south], Side::South).ok()?;
+            let game = Game::from_position(pos, oware_engine::DEFAULT_MAX_PLIES);
+            (!game.is_over()).then_some(game)
+        })
+    }
+
+    #[test]
+    fn with_tables_the_ai_plays_a_move_that_keeps_the_exact_value() {
+        let tables = tiny_tables(4);
+        let mut played = 0;
+        for game in games(4) {
+            let Some(choice) = table_choice(&tables, &game) else {
+                continue;
+            };
+            let a = tables.analyse(&game).expect("covered");
+            assert!(a.probe.bounds.is_exact());
+            assert!(choice.info.starts_with("endgame tables"), "{}", choice.info);
+            let outcome = a.probe.outcome().expect("exact");
+            assert_eq!(choice.value, Some(outcome.value()));
+            // The move keeps the result: after it the opponent is not sure of more (and gets
+            // exactly the rest where the tables know the child's value).
+            let mut child = game.clone();
+            child.play(choice.mv).expect("legal");
+            if let Some(c) = tables.analyse(&child) {
+                let (sure, _) = c.probe.outcomes();
+                assert!(sure.value() <= -outcome.value(), "{game:?}");
+                if let Some(exact) = c.probe.outcome() {
+                    assert_eq!(exact.value(), -outcome.value(), "{game:?}");
+                }
+            }
+            played += 1;
+        }
+        assert!(played > 100, "only {played} table moves");
+        // Through the AI's job too: an exact table position is answered by the tables.
+        let mut entry = AiEntry::load("random").expect("spec");
+        entry.tables = Some(tables.clone());
+        let game = games(4)
+            .find(|g| table_choice(&tables, g).is_some())
+            .expect("a table position");
+        let c = choose_job(&entry, game, Arc::new(AtomicBool::new(false)))().expect("a move");
+        assert!(c.info.starts_with("endgame tables"), "{}", c.info);
+    }
+
+    #[test]
+    fn a_review_marks_the_moves_that_throw_a_proven_result_away() {
+        let tables = tiny_tables(4);
+        let mut prover = Prover::new(tables.clone());
+        let (mut marked, mut kept) = (0, 0);
+        for game in games(4) {
+            let Some(a) = tables.analyse(&game) else {
+                continue;
+            };
+            for m in &a.moves {
+                let mark = table_mark(&tables, &mut prover, &game, m.mv, 7);
+                // The proofs only narrow what the tables alone say.
+                match judge(&a, m.mv).expect("legal").keeps_result {
+                    Some(false) => assert!(mark.is_some(), "{game:?} {}", m.mv),
+                    Some(true) => assert!(mark.is_none(), "{game:?} {}", m.mv),
+                    None => {}
+                }
+                match mark {
+                    Some(mark) => {
+                        assert_eq!((mark.number, mark.letter), (7, m.mv.letter()));
+                        assert!(matches!(
+                            (mark.from, mark.to),
+                            ("win", "draw" | "loss") | ("draw", "loss")
+                        ));
+                        marked += 1;
+                    }
+                    None => kept += 1,
+                }
+            }
+        }
+        assert!(marked > 20 && kept > 20, "{marked} marked, {kept} not");
+    }
 
     #[test]
     fn labels_say_what_plays() {
@@ -347,9 +529,10 @@ mod tests {
             .ticket(AddressKey::V4([127, 0, 0, 1]), Work::Analysis)
             .expect("room");
         let stop = Stop::default();
-        let evals = analyse(&pool, &ticket, &stop, &entry, game.moves().to_vec())
+        let (evals, marks) = analyse(&pool, &ticket, &stop, &entry, game.moves().to_vec())
             .await
             .expect("analysis");
+        assert!(marks.is_empty(), "no tables, no marks");
         assert_eq!(evals.len(), 4);
         assert!(evals.iter().all(|v| (-1.0..=1.0).contains(v)));
         stop.stop();
@@ -361,7 +544,7 @@ mod tests {
             choose_job(&entry, game.clone(), Arc::new(AtomicBool::new(false)))().expect("a move");
         assert!(game.legal_moves().contains(c.mv));
         assert!(AiEntry::load("human").is_err());
-        let refused = Roster::load(&["random".to_string()], "random")
+        let refused = Roster::load(&["random".to_string()], "random", None)
             .err()
             .map(|e| e.to_string());
         assert!(refused.is_some_and(|e| e.contains("evaluates")));

@@ -87,6 +87,14 @@ pub const PING_SECS: u64 = 15;
 /// Messages that may wait for a slow connection; past them the connection's next message is
 /// read only once there is room again.
 pub const OUTBOX: usize = 64;
+/// With `--egtb`: the most nodes one proof may visit when an AI or a hint plays a table move
+/// (a quiet move proven to keep the position's exact value).
+pub const TABLE_MOVE_PROOF_NODES: u64 = 200_000;
+
+/// With `--egtb`: the most nodes one proof may visit when a review judges a move by the tables
+/// (per threshold of the bisection of each open move's value).
+pub const REVIEW_PROOF_NODES: u64 = 20_000;
+
 /// Seconds a full outbox may stay full before its connection is dropped as not reading.
 pub const SEND_PATIENCE_SECS: u64 = 5;
 
@@ -119,6 +127,9 @@ pub struct ServeConfig {
     /// IP addresses, e.g. through a reverse proxy: requests naming any other host are
     /// refused (against DNS rebinding).
     pub public_origins: Vec<String>,
+    /// Endgame tables (`oware egtb build`): where they cover a position with an exact value,
+    /// the AIs and hints play perfectly, and reviews mark the moves that threw a result away.
+    pub egtb: Option<std::path::PathBuf>,
 }
 
 impl ServeConfig {
@@ -137,6 +148,7 @@ impl ServeConfig {
             ai_threads: default_ai_threads(),
             header_timeout: Duration::from_secs_f64(DEFAULT_HEADER_TIMEOUT_SECS),
             public_origins: Vec::new(),
+            egtb: None,
         }
     }
 

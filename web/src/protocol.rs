@@ -18,6 +18,21 @@ pub enum SideChoice {
     Random,
 }
 
+/// A move of a reviewed game that threw away a result the endgame tables prove: before it
+/// the mover was sure of `from`, after it of no more than `to`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TableMark {
+    /// The move's number, 1 for the first: the state after it is the review's `states[move]`.
+    #[serde(rename = "move")]
+    pub number: usize,
+    /// The move's letter.
+    pub letter: char,
+    /// The result the position allowed its mover at least: `win` or `draw`.
+    pub from: &'static str,
+    /// The best result the move left its mover: `draw` or `loss`.
+    pub to: &'static str,
+}
+
 /// What a client asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -256,6 +271,9 @@ pub enum Reply {
         turning_point: Option<usize>,
         /// The spec of the evaluating player.
         by: String,
+        /// The moves that threw away a result the endgame tables prove (`oware serve --egtb`;
+        /// empty without tables), in game order.
+        table_marks: Vec<TableMark>,
     },
     /// Something went wrong with a request.
     Error(ErrorReply),

@@ -95,6 +95,7 @@ async fn info(State(hub): State<Arc<Hub>>) -> Response {
         "version": env!("CARGO_PKG_VERSION"),
         "ais": ais,
         "analysis": hub.roster.analysis.public,
+        "endgame_tables": hub.roster.table_seeds().map(|n| json!({ "max_seeds": n })),
         "limits": {
             "max_message_bytes": MAX_MESSAGE_BYTES,
             "max_rooms": c.max_rooms,
@@ -210,7 +211,7 @@ async fn serve_connection(
 
 /// Loads the players, binds, prints the address and serves until Ctrl-C or SIGTERM.
 pub fn run(config: ServeConfig) -> anyhow::Result<()> {
-    let roster = Roster::load(&config.ais, &config.analysis)?;
+    let roster = Roster::load(&config.ais, &config.analysis, config.egtb.as_deref())?;
     let hosts = HostPolicy::new(&config.public_origins)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -438,11 +438,12 @@ impl Session {
                 }
             }
             let reply = match result {
-                Ok(evals) => Reply::Analysis {
+                Ok((evals, table_marks)) => Reply::Analysis {
                     moves: record,
                     turning_point: turning_point(&evals),
                     evals,
                     by,
+                    table_marks,
                 },
                 // The connection went: nobody waits for the graph.
                 Err(e) if is_stopped(&e) => return,

@@ -52,7 +52,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 fn session() -> (Session, mpsc::Receiver<Outbound>) {
     let addr = "127.0.0.1:0".parse().expect("address");
     let config = ServeConfig::new(addr, vec!["random".to_string()]);
-    let roster = Roster::load(&config.ais, "alphabeta:depth=1").expect("players");
+    let roster = Roster::load(&config.ais, "alphabeta:depth=1", None).expect("players");
     let hub = Arc::new(Hub::new(config, roster, Default::default()));
     let (tx, rx) = mpsc::channel(1024);
     let ip: IpAddr = "127.0.0.1".parse().expect("ip");

@@ -505,3 +505,59 @@ async fn browser_room_game_between_two_browsers() {
     friend.close().await.expect("closes Chromium");
     host.close().await.expect("closes Chromium");
 }
+
+/// With `--egtb`, the review draws the move that threw away a proven result red on the graph
+/// and in the move list, and says so when the review stands on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_review_marks_a_table_blunder() {
+    let Some(mut driver) = Driver::start("browser-tables") else {
+        return;
+    };
+    let (tb, tables) = super::tables::built_tables("browser-tables");
+    let (moves, blunder) = super::tables::game_with_a_table_blunder(&tables);
+    let server = Server::start(&[
+        "--ai",
+        "alphabeta:depth=2",
+        "--analysis",
+        "alphabeta:depth=2",
+        "--egtb",
+        tb.to_str().expect("utf-8"),
+    ]);
+    let b = driver.browser(1100, 820).await;
+    b.goto(&server.url("/")).await.expect("loads the page");
+    until(
+        &b,
+        "document.getElementById('conn').textContent === 'connected'",
+    )
+    .await;
+    let file = scratch("browser-tables-record").join("game.txt");
+    std::fs::write(&file, super::tables::record(&moves)).expect("writes the record");
+    click(&b, "#modes button[data-panel='review']").await;
+    b.find(Locator::Css("#record-file"))
+        .await
+        .expect("file input")
+        .send_keys(&file.display().to_string())
+        .await
+        .expect("chooses the file");
+    until(
+        &b,
+        &format!("document.querySelector('#graph .table-mark[data-move=\"{blunder}\"]') !== null"),
+    )
+    .await;
+    assert!(text(&b, "graph-caption").await.contains("Endgame tables"));
+    click(&b, &format!("#moves .mv[data-ply='{blunder}']")).await;
+    until(
+        &b,
+        &format!("document.getElementById('rv-pos').textContent.startsWith('{blunder} /')"),
+    )
+    .await;
+    let status = text(&b, "status").await;
+    assert!(status.contains("threw away a"), "{status}");
+    let marked = js(
+        &b,
+        &format!("document.querySelector(\"#moves .mv[data-ply='{blunder}']\").classList.contains('table-mark')"),
+    )
+    .await;
+    assert_eq!(marked, json!(true));
+    b.close().await.expect("closes Chromium");
+}

@@ -8,3 +8,4 @@ mod browser;
 mod hostile;
 mod load;
 mod server;
+mod tables;
