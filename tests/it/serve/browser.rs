@@ -171,6 +171,17 @@ fn as_u64s(v: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// Opens the review panel and loads the game record `file` through its file input.
+async fn review_file(b: &Client, file: &Path) {
+    click(b, "#modes button[data-panel='review']").await;
+    b.find(Locator::Css("#record-file"))
+        .await
+        .expect("file input")
+        .send_keys(&file.display().to_string())
+        .await
+        .expect("chooses the file");
+}
+
 /// Where the board's screenshot goes.
 fn screenshot_path(name: &str) -> PathBuf {
     if std::env::var_os("OWARE_UPDATE_SCREENSHOT").is_some_and(|v| v == "1") {
@@ -361,13 +372,7 @@ async fn browser_plays_the_ai_by_clicking_and_reviews_the_game() {
     let file = scratch("browser-record").join("game.txt");
     std::fs::write(&file, &record).expect("writes the record");
     click(&b, "#btn-close-review").await;
-    click(&b, "#modes button[data-panel='review']").await;
-    b.find(Locator::Css("#record-file"))
-        .await
-        .expect("file input")
-        .send_keys(&file.display().to_string())
-        .await
-        .expect("chooses the file");
+    review_file(&b, &file).await;
     until(
         &b,
         &format!("document.getElementById('rv-pos').textContent === '{n} / {n}'"),
@@ -515,14 +520,7 @@ async fn browser_review_marks_a_table_blunder() {
     };
     let (tb, tables) = super::tables::built_tables("browser-tables");
     let (moves, blunder) = super::tables::game_with_a_table_blunder(&tables);
-    let server = Server::start(&[
-        "--ai",
-        "alphabeta:depth=2",
-        "--analysis",
-        "alphabeta:depth=2",
-        "--egtb",
-        tb.to_str().expect("utf-8"),
-    ]);
+    let server = super::tables::server_with_tables(&tb);
     let b = driver.browser(1100, 820).await;
     b.goto(&server.url("/")).await.expect("loads the page");
     until(
@@ -532,13 +530,7 @@ async fn browser_review_marks_a_table_blunder() {
     .await;
     let file = scratch("browser-tables-record").join("game.txt");
     std::fs::write(&file, super::tables::record(&moves)).expect("writes the record");
-    click(&b, "#modes button[data-panel='review']").await;
-    b.find(Locator::Css("#record-file"))
-        .await
-        .expect("file input")
-        .send_keys(&file.display().to_string())
-        .await
-        .expect("chooses the file");
+    review_file(&b, &file).await;
     until(
         &b,
         &format!("document.querySelector('#graph .table-mark[data-move=\"{blunder}\"]') !== null"),

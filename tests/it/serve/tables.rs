@@ -67,6 +67,18 @@ pub(super) fn game_with_a_table_blunder(tables: &Tables) -> (Vec<Move>, usize) {
     panic!("no random game reached a table position with a losing move");
 }
 
+/// A server whose AI and review player are `alphabeta:depth=2`, with the tables of `dir`.
+pub(super) fn server_with_tables(dir: &Path) -> Server {
+    Server::start(&[
+        "--ai",
+        "alphabeta:depth=2",
+        "--analysis",
+        "alphabeta:depth=2",
+        "--egtb",
+        dir.to_str().expect("utf-8"),
+    ])
+}
+
 #[test]
 fn a_missing_table_directory_is_an_error_naming_it() {
     let dir = scratch("serve-no-tables").join("nothing-here");
@@ -86,17 +98,8 @@ fn a_missing_table_directory_is_an_error_naming_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_marks_the_move_that_threw_a_proven_result_away() {
     let (tb, tables) = built_tables("serve-tables");
-    let tb_arg = tb.to_str().expect("utf-8");
     let (moves, blunder) = game_with_a_table_blunder(&tables);
-
-    let server = Server::start(&[
-        "--ai",
-        "alphabeta:depth=2",
-        "--analysis",
-        "alphabeta:depth=2",
-        "--egtb",
-        tb_arg,
-    ]);
+    let server = server_with_tables(&tb);
     let (status, _, body) = server.get("/api/info");
     assert_eq!(status, 200);
     let info: serde_json::Value = serde_json::from_str(&body).expect("JSON");
