@@ -168,7 +168,8 @@ impl Default for OptimConfig {
             value_weight: 1.0,
             margin_weight: 0.25,
             short_value_weight: 0.25,
-            value_target_mix: 0.0,
+            // 0.5: the 15-minute runs' best, with selfplay.egtb (docs/results/2026-12-05-*).
+            value_target_mix: 0.5,
         }
     }
 }

@@ -401,6 +401,70 @@ fn selfplay_and_training_use_the_tables() {
     );
 }
 
+/// `oware ARGS` with the given environment variables set (`None`: removed).
+fn oware_env(args: &[&str], env: &[(&str, Option<&std::path::Path>)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(crate::common::BIN);
+    cmd.args(args).stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.output().expect("runs the binary")
+}
+
+#[test]
+fn auto_tables_are_built_once_in_the_user_cache() {
+    let root = scratch("egtb-auto");
+    let cache = root.join("cache");
+    let out = root.join("games");
+    let args = [
+        "selfplay",
+        "--model",
+        "fresh",
+        "--games",
+        "12",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--config",
+        "configs/tiny.toml",
+        "--set",
+        "selfplay.egtb=auto",
+        "--json",
+    ];
+    let env = [("XDG_CACHE_HOME", Some(cache.as_path()))];
+    let first = oware_env(&args, &env);
+    let summary = json(&first);
+    assert_eq!(summary["games"], 12);
+    let dir = cache.join("oware").join("egtb");
+    for n in 0..=14 {
+        let file = dir.join(format!("oware-{n:02}.egtb"));
+        assert!(file.is_file(), "{} missing", file.display());
+    }
+    let said = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        said.contains("building the endgame table of 14 seeds")
+            && said.contains("once per machine"),
+        "{said}"
+    );
+    // The second time the tables are checked and kept: nothing is built.
+    std::fs::remove_dir_all(&out).expect("remove the games");
+    let second = oware_env(&args, &env);
+    assert_eq!(json(&second)["games"], 12);
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(!said.contains("building"), "{said}");
+    // With no place for a cache, "auto" is an error that says what to do.
+    let none = oware_env(&args, &[("XDG_CACHE_HOME", None), ("HOME", None)]);
+    assert!(!none.status.success());
+    let msg = text(&none);
+    assert!(
+        msg.contains("$XDG_CACHE_HOME or $HOME") && !msg.contains("panicked"),
+        "{msg}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 #[test]
 fn the_table_directory_is_egtb_everywhere_with_the_old_names_as_aliases() {
     let root = scratch("egtb-names");

@@ -69,7 +69,9 @@ pub struct SelfplayConfig {
     /// networks with `model.short_value`): each position's target mixes its search value with
     /// the next positions' targets, weight `1/horizon` on its own.
     pub short_value_horizon: f32,
-    /// Endgame tables (a directory built by `oware egtb build`); empty means none. With
+    /// Endgame tables: a directory built by `oware egtb build`, `"auto"` (the default: the
+    /// tables of 0..=14 seeds in the per-user cache, built there the first time, see
+    /// [`crate::selfplay_egtb::load_auto`]), or empty for none. With
     /// tables, a game that reaches a position of exact table value is finished by perfect
     /// table play, value targets inside the tables are clamped into the results the tables
     /// allow, and the search's leaf values are held to them too (see
@@ -143,7 +145,7 @@ impl Default for SelfplayConfig {
             cheap_sims: 25,
             opening_plies: 0,
             short_value_horizon: 6.0,
-            egtb: String::new(),
+            egtb: crate::selfplay_egtb::AUTO.to_string(),
             inference: InferenceMode::Auto,
             // The service's own defaults (one source of truth).
             inference_max_batch: oware_model::ServiceConfig::default().max_batch,
@@ -560,6 +562,30 @@ impl TrainConfig {
         Self::from_toml_str(&text, sets).with_context(|| format!("in {origin}"))
     }
 
+    /// Reads the resolved `config.toml` of a run being resumed: as [`TrainConfig::load`], except
+    /// that a key whose default has changed since and that the file (written by an older
+    /// version) leaves out takes its old default ([`CHANGED_DEFAULTS`]), so a resumed run goes
+    /// on as it started.
+    pub fn load_resumed(path: &Path, sets: &[String]) -> anyhow::Result<TrainConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config {}", path.display()))?;
+        let mut value: toml::Table = toml::from_str(&text)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("in {}", path.display()))?;
+        for (section, key, old) in CHANGED_DEFAULTS {
+            if let Some(toml::Value::Table(t)) = value.get_mut(*section) {
+                if !t.contains_key(*key) {
+                    let old: toml::Table = toml::from_str(&format!("v = {old}"))?;
+                    if let Some(v) = old.get("v") {
+                        t.insert((*key).to_string(), v.clone());
+                    }
+                }
+            }
+        }
+        let text = toml::to_string(&value)?;
+        Self::from_toml_str(&text, sets).with_context(|| format!("in {}", path.display()))
+    }
+
     /// Parses TOML text (missing keys take their defaults), applies overrides and validates.
     pub fn from_toml_str(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let mut value: toml::Table = toml::from_str(text)?;
@@ -577,6 +603,16 @@ impl TrainConfig {
         Ok(toml::to_string_pretty(self)?)
     }
 }
+
+/// Keys whose default changed, with the old default as TOML: a resumed run whose
+/// `config.toml` (written by an older version, before the key existed) leaves one out keeps
+/// the old value ([`TrainConfig::load_resumed`]). A section the file lacks altogether is left
+/// to the defaults.
+pub const CHANGED_DEFAULTS: &[(&str, &str, &str)] = &[
+    // 2026-12-05: value_target_mix 0 -> 0.5, selfplay.egtb "" -> "auto".
+    ("optimizer", "value_target_mix", "0.0"),
+    ("selfplay", "egtb", "\"\""),
+];
 
 /// Applies one `section.key=value` override. The value is read as TOML (`0.01`, `true`,
 /// `"gumbel"`, `["alphabeta:depth=4"]`), or taken as a plain string when it is not valid TOML.
@@ -653,6 +689,42 @@ mod tests {
             TrainConfig::from_toml_str(DEFAULT_TOML, &[]).expect("file"),
             c
         );
+    }
+
+    #[test]
+    fn a_resumed_run_keeps_the_old_default_of_a_key_its_config_leaves_out() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("config.toml");
+        // A config.toml of an older version: the two keys did not exist yet.
+        let mut old = toml::Table::try_from(TrainConfig::default()).expect("serializes");
+        for (section, key, _) in CHANGED_DEFAULTS {
+            old.get_mut(*section)
+                .and_then(|s| s.as_table_mut())
+                .expect("section")
+                .remove(*key);
+        }
+        std::fs::write(&path, toml::to_string(&old).expect("toml")).expect("write");
+        let resumed = TrainConfig::load_resumed(&path, &[]).expect("loads");
+        assert_eq!(resumed.optimizer.value_target_mix, 0.0);
+        assert_eq!(resumed.selfplay.egtb, "");
+        // A new run from the same file takes today's defaults ...
+        let fresh = TrainConfig::load(Some(&path), &[]).expect("loads");
+        assert_eq!(fresh.optimizer.value_target_mix, 0.5);
+        assert_eq!(fresh.selfplay.egtb, crate::selfplay_egtb::AUTO);
+        // ... and a file that states the keys, or a --set, is taken as it is.
+        let sets = ["optimizer.value_target_mix=0.25".to_string()];
+        let set = TrainConfig::load_resumed(&path, &sets).expect("loads");
+        assert_eq!(set.optimizer.value_target_mix, 0.25);
+        let today = dir.path().join("today.toml");
+        std::fs::write(&today, TrainConfig::default().to_toml().expect("toml")).expect("write");
+        assert_eq!(
+            TrainConfig::load_resumed(&today, &[]).expect("loads"),
+            TrainConfig::default()
+        );
+        // A damaged file is an error that names it.
+        std::fs::write(&path, "[selfplay\n").expect("write");
+        let e = TrainConfig::load_resumed(&path, &[]).expect_err("damaged");
+        assert!(format!("{e:#}").contains("config.toml"), "{e:#}");
     }
 
     #[test]

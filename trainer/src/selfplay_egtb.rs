@@ -24,16 +24,83 @@
 use anyhow::Context;
 use oware_egtb::{Prover, Tables, keeping_move};
 use oware_engine::Game;
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Loads the tables of `selfplay.egtb`, or `None` when it is empty (off).
+/// The `selfplay.egtb` value that asks for the tables of 0..=[`AUTO_TABLE_SEEDS`] seeds in the
+/// per-user cache ([`auto_dir`]), built there the first time.
+pub const AUTO: &str = "auto";
+
+/// The largest tables `selfplay.egtb = "auto"` builds: 0..=14 seeds are 8.8 M positions, about
+/// 20 MB on disk, built in about 25 seconds on 2 cores
+/// (`docs/results/2026-12-05-egtb-tables-idle.md`); the 15-minute runs that made the tables part
+/// of the default used these (`docs/results/2026-12-05-changes-harvest-levers.md`).
+pub const AUTO_TABLE_SEEDS: usize = 14;
+
+/// The directory of `selfplay.egtb = "auto"`: `$XDG_CACHE_HOME/oware/egtb`, else
+/// `$HOME/.cache/oware/egtb`.
 ///
 /// # Errors
-/// A missing, damaged or mismatched table file, named in the message.
+/// Neither variable is set (or both are empty).
+pub fn auto_dir() -> anyhow::Result<PathBuf> {
+    auto_dir_of(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")).context(
+        "selfplay.egtb = \"auto\" keeps its tables under $XDG_CACHE_HOME or $HOME, and neither \
+         is set: give a directory built by `oware egtb build` instead, or \"\" for none",
+    )
+}
+
+/// [`auto_dir`] from the two variables' values; `None` when neither is set (an empty value
+/// counts as unset, as the XDG specification says).
+fn auto_dir_of(xdg_cache: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let set = |v: Option<OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(cache) = set(xdg_cache) {
+        return Some(cache.join("oware").join("egtb"));
+    }
+    set(home).map(|home| home.join(".cache").join("oware").join("egtb"))
+}
+
+/// The tables of `selfplay.egtb = "auto"`: those of 0..=[`AUTO_TABLE_SEEDS`] seeds in
+/// [`auto_dir`], built there when missing or unusable (tables already there are checked and
+/// kept, so this is quick after the first time; each file is written atomically, so a killed
+/// build, or two processes building at once, leave no damaged table). A table being built is
+/// announced on standard error.
+///
+/// # Errors
+/// No cache directory, or one that cannot be written.
+pub fn load_auto() -> anyhow::Result<Tables> {
+    let dir = auto_dir()?;
+    let announce = |event: oware_egtb::BuildEvent<'_>| {
+        if let oware_egtb::BuildEvent::Started { n, positions } = event {
+            eprintln!(
+                "selfplay.egtb = \"auto\": building the endgame table of {n} seeds \
+                 ({positions} positions) in {} (once per machine)",
+                dir.display()
+            );
+        }
+    };
+    let (_, tables) =
+        oware_egtb::build_tables(&dir, AUTO_TABLE_SEEDS, &announce).with_context(|| {
+            format!(
+                "building the endgame tables of selfplay.egtb = \"auto\" in {}",
+                dir.display()
+            )
+        })?;
+    Ok(Tables::from_tables(&dir, tables))
+}
+
+/// Loads the tables of `selfplay.egtb`: `None` when it is empty (off), the cached tables of
+/// [`load_auto`] for `"auto"`, else those of the directory.
+///
+/// # Errors
+/// A missing, damaged or mismatched table file, named in the message; for `"auto"`, a cache
+/// that cannot be made.
 pub fn load(dir: &str) -> anyhow::Result<Option<Arc<Tables>>> {
     if dir.is_empty() {
         return Ok(None);
+    }
+    if dir == AUTO {
+        return Ok(Some(Arc::new(load_auto()?)));
     }
     let tables = Tables::load(Path::new(dir))
         .with_context(|| format!("loading the endgame tables of selfplay.egtb = \"{dir}\""))?;
@@ -220,6 +287,25 @@ mod tests {
             entry_played * 10 >= entry_only * 7 && entry_only >= 300,
             "{entry_played} of {entry_only} entry-exact starts played out"
         );
+    }
+
+    #[test]
+    fn the_auto_tables_live_in_the_xdg_cache_else_under_home() {
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            auto_dir_of(os("/c"), os("/h")),
+            Some(PathBuf::from("/c/oware/egtb"))
+        );
+        assert_eq!(
+            auto_dir_of(os(""), os("/h")),
+            Some(PathBuf::from("/h/.cache/oware/egtb"))
+        );
+        assert_eq!(
+            auto_dir_of(None, os("/h")),
+            Some(PathBuf::from("/h/.cache/oware/egtb"))
+        );
+        assert_eq!(auto_dir_of(None, os("")), None);
+        assert_eq!(auto_dir_of(None, None), None);
     }
 
     #[test]

@@ -93,13 +93,16 @@ pub fn run_selfplay(job: &SelfplayJob, status: &StatusLine) -> anyhow::Result<Se
         None => "?".to_string(),
     };
     let time_limit = args.seconds.map(Duration::from_secs_f64);
-    let started = Instant::now();
+    let mut started = Instant::now();
     let mut positions = 0u64;
     let mut plies = 0u64;
     let mut games = 0u64;
     let mut write_error: Option<anyhow::Error> = None;
     let seed = config.schedule.seed;
     let ((), failure) = network.with_workers(config, &stats, &control, seed, |rx, _| {
+        // The clock starts with the workers, after the endgame tables are loaded (the first
+        // `selfplay.egtb = "auto"` builds them), so the time limit and the rates are self-play's.
+        started = Instant::now();
         // Ends when every worker has stopped: its budget played, the time is up, or one
         // failed (which stops the others).
         loop {

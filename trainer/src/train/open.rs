@@ -31,7 +31,7 @@ pub(crate) fn open_run(opts: &TrainOptions) -> anyhow::Result<OpenRun> {
         if !path.is_file() {
             anyhow::bail!("cannot resume: {} does not exist", path.display());
         }
-        TrainConfig::load(Some(&path), &opts.sets)?
+        TrainConfig::load_resumed(&path, &opts.sets)?
     } else {
         if run.latest()?.is_some() || run.newest_checkpoint()?.is_some() {
             anyhow::bail!(
