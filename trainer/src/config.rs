@@ -573,12 +573,12 @@ impl TrainConfig {
             .map_err(anyhow::Error::from)
             .with_context(|| format!("in {}", path.display()))?;
         for (section, key, old) in CHANGED_DEFAULTS {
-            if let Some(toml::Value::Table(t)) = value.get_mut(*section) {
-                if !t.contains_key(*key) {
-                    let old: toml::Table = toml::from_str(&format!("v = {old}"))?;
-                    if let Some(v) = old.get("v") {
-                        t.insert((*key).to_string(), v.clone());
-                    }
+            if let Some(toml::Value::Table(t)) = value.get_mut(*section)
+                && !t.contains_key(*key)
+            {
+                let old: toml::Table = toml::from_str(&format!("v = {old}"))?;
+                if let Some(v) = old.get("v") {
+                    t.insert((*key).to_string(), v.clone());
                 }
             }
         }
