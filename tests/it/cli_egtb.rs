@@ -2,7 +2,7 @@
 //! damaged table as a clear error, and the consumers (`alphabeta:...,egtb=DIR` in `pit`,
 //! `oware judge`) on tables of up to 8 seeds.
 
-use crate::common::{oware, scratch, text};
+use crate::common::{oware, oware_env, scratch, text};
 use serde_json::Value;
 
 fn json(o: &std::process::Output) -> Value {
@@ -399,19 +399,6 @@ fn selfplay_and_training_use_the_tables() {
         msg.contains("selfplay.egtb") && msg.contains("oware-00.egtb"),
         "{msg}"
     );
-}
-
-/// `oware ARGS` with the given environment variables set (`None`: removed).
-fn oware_env(args: &[&str], env: &[(&str, Option<&std::path::Path>)]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(crate::common::BIN);
-    cmd.args(args).stdin(std::process::Stdio::null());
-    for (k, v) in env {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
-    cmd.output().expect("runs the binary")
 }
 
 #[test]

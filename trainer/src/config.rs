@@ -552,11 +552,7 @@ impl TrainConfig {
     /// `configs/default.toml` states), applies `--set` overrides, validates.
     pub fn load(path: Option<&Path>, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let (text, origin) = match path {
-            Some(p) => (
-                std::fs::read_to_string(p)
-                    .with_context(|| format!("reading config {}", p.display()))?,
-                p.display().to_string(),
-            ),
+            Some(p) => (read_config(p)?, p.display().to_string()),
             None => (String::new(), "the default config".to_string()),
         };
         Self::from_toml_str(&text, sets).with_context(|| format!("in {origin}"))
@@ -567,28 +563,27 @@ impl TrainConfig {
     /// version) leaves out takes its old default ([`CHANGED_DEFAULTS`]), so a resumed run goes
     /// on as it started.
     pub fn load_resumed(path: &Path, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading config {}", path.display()))?;
-        let mut value: toml::Table = toml::from_str(&text)
+        let in_file = || format!("in {}", path.display());
+        let mut value: toml::Table = toml::from_str(&read_config(path)?)
             .map_err(anyhow::Error::from)
-            .with_context(|| format!("in {}", path.display()))?;
+            .with_context(in_file)?;
         for (section, key, old) in CHANGED_DEFAULTS {
             if let Some(toml::Value::Table(t)) = value.get_mut(*section)
                 && !t.contains_key(*key)
             {
-                let old: toml::Table = toml::from_str(&format!("v = {old}"))?;
-                if let Some(v) = old.get("v") {
-                    t.insert((*key).to_string(), v.clone());
-                }
+                t.insert((*key).to_string(), old.parse::<toml::Value>()?);
             }
         }
-        let text = toml::to_string(&value)?;
-        Self::from_toml_str(&text, sets).with_context(|| format!("in {}", path.display()))
+        Self::from_table(value, sets).with_context(in_file)
     }
 
     /// Parses TOML text (missing keys take their defaults), applies overrides and validates.
     pub fn from_toml_str(text: &str, sets: &[String]) -> anyhow::Result<TrainConfig> {
-        let mut value: toml::Table = toml::from_str(text)?;
+        Self::from_table(toml::from_str(text)?, sets)
+    }
+
+    /// [`TrainConfig::from_toml_str`] of parsed TOML.
+    fn from_table(mut value: toml::Table, sets: &[String]) -> anyhow::Result<TrainConfig> {
         let defaults = toml::Table::try_from(TrainConfig::default())?;
         for set in sets {
             apply_set(&mut value, &defaults, set)?;
@@ -604,7 +599,12 @@ impl TrainConfig {
     }
 }
 
-/// Keys whose default changed, with the old default as TOML: a resumed run whose
+/// The text of a config file, or an error naming it.
+fn read_config(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))
+}
+
+/// Keys whose default changed, with the old default as a TOML value: a resumed run whose
 /// `config.toml` (written by an older version, before the key existed) leaves one out keeps
 /// the old value ([`TrainConfig::load_resumed`]). A section the file lacks altogether is left
 /// to the defaults.

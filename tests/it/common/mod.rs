@@ -47,11 +47,20 @@ pub(crate) fn scratch(name: &str) -> PathBuf {
 
 /// Runs `oware ARGS` with no standard input and returns its output.
 pub(crate) fn oware(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("runs the binary")
+    oware_env(args, &[])
+}
+
+/// [`oware`] with environment variables set (`Some`) or removed (`None`).
+pub(crate) fn oware_env(args: &[&str], env: &[(&str, Option<&Path>)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).stdin(Stdio::null());
+    for (key, value) in env {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    cmd.output().expect("runs the binary")
 }
 
 /// Standard output and standard error together, for assertion messages.
