@@ -240,7 +240,7 @@ impl JudgeReport {
 }
 
 /// The most nodes [`judge_positions`] lets one proof of a threshold visit by default.
-pub const DEFAULT_PROOF_NODES: u64 = 100_000;
+pub const DEFAULT_PROOF_NODES: u64 = 400_000;
 
 /// Judges the player of `factory` (a fresh one per position, seeded from `seed`) on every
 /// position, on `threads` threads; `progress` hears (judged, total) now and then. Each
@@ -271,7 +271,7 @@ pub fn judge_positions(
             .map(|(i, game)| -> anyhow::Result<Verdict> {
                 let (analysis, nodes) = if proof_nodes > 0 {
                     let mut prover = Prover::new(std::sync::Arc::clone(&shared));
-                    prove_moves(tables, &mut prover, game, proof_nodes)
+                    prove_moves(tables, &mut prover, game, proof_nodes, None)
                 } else {
                     tables.analyse(game).map(|a| (a, 0))
                 }

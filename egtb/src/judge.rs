@@ -5,8 +5,9 @@
 
 use super::bounds::Bounds;
 use super::probe::{Analysis, Outcome, Tables};
-use super::prove::{PROOF_DEPTH, Proof, Prover};
+use super::prove::{Proof, Prover, proof_depth};
 use oware_engine::{Game, Move};
+use std::time::Instant;
 
 /// What the tables say of one move chosen in an analysed position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,16 +27,20 @@ pub struct Verdict {
     pub nodes: u64,
 }
 
+/// Thresholds a move's bisection in [`prove_moves`] may leave open before it stops.
+const OPEN_THRESHOLDS: usize = 3;
+
 /// The game's analysis ([`Tables::analyse`]: a capture child at its entry value, a
 /// repetition exactly, a quiet child at its stored interval), with every move still open
 /// narrowed by bounded proofs from the game's real history: the child's value is bisected
-/// with the [`Prover`], `node_limit` nodes per threshold. Returns the analysis and the nodes
-/// the proofs visited; `None` where [`Tables::analyse`] gives none.
+/// with the [`Prover`], `node_limit` nodes per threshold, none after `deadline`. Returns the
+/// analysis and the nodes the proofs expanded; `None` where [`Tables::analyse`] gives none.
 pub fn prove_moves(
     tables: &Tables,
     prover: &mut Prover,
     game: &Game,
     node_limit: u64,
+    deadline: Option<Instant>,
 ) -> Option<(Analysis, u64)> {
     let mut analysis = tables.analyse(game)?;
     let mut nodes = 0u64;
@@ -55,21 +60,30 @@ pub fn prove_moves(
         let child_n = n - c;
         // The mover gets c + (child_n − value(child)).
         let (mut lo, mut hi) = (child_n + c - m.bounds.hi, child_n + c - m.bounds.lo);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
+        // Bisect; a threshold left open is set aside and the search goes on among the others
+        // (nearest the middle first), up to `OPEN_THRESHOLDS` of them.
+        let mut open: Vec<u8> = Vec::new();
+        while lo < hi && open.len() < OPEN_THRESHOLDS {
+            let middle = (lo + hi).div_ceil(2);
+            let Some(mid) = (lo + 1..=hi)
+                .filter(|t| !open.contains(t))
+                .min_by_key(|&t| t.abs_diff(middle))
+            else {
+                break;
+            };
             let p = prover.secures(
                 child.position(),
                 child.seen_since_capture(),
                 mid as i32,
-                PROOF_DEPTH,
+                proof_depth(game),
                 node_limit,
-                None,
+                deadline,
             );
             nodes += prover.nodes();
             match p {
                 Proof::Yes => lo = mid,
                 Proof::No => hi = mid - 1,
-                Proof::Unknown => break,
+                Proof::Unknown => open.push(mid),
             }
         }
         m.bounds = Bounds {

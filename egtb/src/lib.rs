@@ -131,7 +131,7 @@ pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{Verdict, judge, prove_moves};
 pub use perfect::{keeping_move, perfect_move};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
-pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves};
+pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves, proof_depth};
 pub use solve::{
     DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, SolveEvent, SolveOptions, SolveStats, entry_bounds,
     solve_table, solve_table_with,

@@ -10,7 +10,7 @@
 //! that does (a forced move needs no proof).
 
 use super::probe::{Analysis, MoveBounds, Probe, Tables};
-use super::prove::{PROOF_DEPTH, Proof, Prover};
+use super::prove::{Proof, Prover, proof_depth};
 use oware_engine::{Game, Move};
 use std::sync::Arc;
 
@@ -46,7 +46,7 @@ pub fn keeping_move(
             child.position(),
             child.seen_since_capture(),
             t,
-            PROOF_DEPTH,
+            proof_depth(game),
             proof_nodes,
             None,
         ) {

@@ -4,11 +4,11 @@
 //! A table interval holds for every history, so where it is cycle-dependent it cannot say
 //! what a real game's position is worth. The [`Prover`] answers the question the game asks
 //! — can the side to move secure at least `t` of the board's seeds, after *this* history? —
-//! by a depth-first search of the real game: every repetition ends the game exactly as
-//! [`oware_engine::adjudicate`] does (each side takes its row), a position without a move likewise,
-//! and a node stops being searched as soon as its stored interval (or, right after a capture,
+//! by a proof-number search of the real game (`pns`): every repetition ends the game exactly
+//! as [`oware_engine::adjudicate`] does (each side takes its row), a position without a move
+//! likewise, and a node is not searched when its stored interval (or, right after a capture,
 //! its entry interval) settles the question. The search is bounded by a depth and a number of
-//! nodes; what it cannot settle within them is [`Proof::Unknown`], never a guess. Positions
+//! nodes expanded; what it cannot settle within them is [`Proof::Unknown`], never a guess. Positions
 //! right after a capture have an empty history, so their answers hold for every path that
 //! reaches them and are kept from one proof to the next.
 //!
@@ -25,6 +25,8 @@ use oware_engine::{Position, WINNING_CAPTURE};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
+
+mod pns;
 
 /// The answer of a bounded proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,8 +73,16 @@ struct Budget {
     deadline: Option<Instant>,
 }
 
-/// The deepest proof, in plies.
-pub const PROOF_DEPTH: u32 = 64;
+/// The deepest proof, in plies. Proof-number search follows forcing lines deep without
+/// paying for the side lines, and quiet stretches of small boards can be long, so the bound is
+/// the game's ply limit in practice ([`proof_depth`]).
+pub const PROOF_DEPTH: u32 = 1000;
+
+/// The deepest proof from a child of `game`'s position that stays short of the game's ply
+/// limit (so that no answer depends on it): [`PROOF_DEPTH`] or less.
+pub fn proof_depth(game: &Game) -> u32 {
+    PROOF_DEPTH.min(game.max_plies().saturating_sub(game.ply() + 2))
+}
 
 /// Entries kept for positions right after a capture before the store is emptied.
 const CACHE_LIMIT: usize = 1 << 20;
@@ -82,8 +92,6 @@ const CACHE_LIMIT: usize = 1 << 20;
 enum Known {
     /// Settled.
     Proven(bool),
-    /// Not settled by a search of this depth with the budget to spare.
-    OpenAt(u32),
     /// A whole proof with this node budget gave up.
     GaveUp(u64),
 }
@@ -92,11 +100,9 @@ enum Known {
 #[derive(Debug)]
 pub struct Prover {
     tables: Arc<Tables>,
-    /// Keys since the last capture: the game's, then the search path's.
+    /// The root's keys since the last capture (a buffer kept between proofs).
     keys: Vec<u128>,
-    /// Where the current history starts in `keys` (a capture on the path moves it up).
-    base: usize,
-    /// Nodes visited by the current proof.
+    /// Nodes the current proof expanded.
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -110,7 +116,6 @@ impl Prover {
         Prover {
             tables,
             keys: Vec::with_capacity(256),
-            base: 0,
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
@@ -119,16 +124,15 @@ impl Prover {
         }
     }
 
-    /// Nodes the last proof visited ([`Prover::secures`]).
+    /// Nodes the last proof expanded ([`Prover::secures`]).
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
 
     /// Whether the side to move in `pos` secures at least `t` of the board's seeds with best
     /// play of both sides, when `seen` holds the keys of the positions since the last capture
-    /// (the current one included; empty or just `pos` right after a capture). Searches
-    /// iteratively deeper up to `max_depth` plies, within `node_limit` nodes and before
-    /// `deadline`. `Unknown` also when the board is not covered by the tables.
+    /// (the current one included; empty or just `pos` right after a capture). Searches at
+    /// most `max_depth` plies deep, expanding at most `node_limit` nodes, until `deadline`. `Unknown` also when the board is not covered by the tables.
     pub fn secures(
         &mut self,
         pos: &Position,
@@ -156,154 +160,18 @@ impl Prover {
                 _ => {}
             }
         }
-        let mut depth = 1;
-        loop {
-            self.keys.clear();
-            self.keys.extend_from_slice(seen);
-            if self.keys.last() != Some(&pos.key()) {
-                self.keys.push(pos.key());
-            }
-            self.base = 0;
-            let p = self.node(pos, fresh, t, depth);
-            if p == Proof::Unknown && self.exhausted && fresh {
-                self.remember(slot, Known::GaveUp(node_limit));
-            }
-            if p != Proof::Unknown || self.exhausted || depth >= max_depth {
-                return p;
-            }
-            depth = (depth + 2).min(max_depth);
+        self.keys.clear();
+        self.keys.extend_from_slice(seen);
+        if self.keys.last() != Some(&pos.key()) {
+            self.keys.push(pos.key());
         }
-    }
-
-    /// One node: `pos` is the last entry of `keys` (pushed by the caller).
-    fn node(&mut self, pos: &Position, fresh: bool, t: i32, depth: u32) -> Proof {
-        let n: i32 = pos.board().iter().map(|&x| x as i32).sum();
-        if t <= 0 {
-            return Proof::Yes;
+        let history = std::mem::take(&mut self.keys);
+        let p = self.proof_number_search(pos, &history, fresh, t, max_depth);
+        self.keys = history;
+        if p == Proof::Unknown && self.exhausted && fresh {
+            self.remember(slot, Known::GaveUp(node_limit));
         }
-        if t > n {
-            return Proof::No;
-        }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            // The game ends; each side takes its row.
-            return if pos.row_seeds(pos.to_move()) as i32 >= t {
-                Proof::Yes
-            } else {
-                Proof::No
-            };
-        }
-        let bounds = if fresh {
-            self.tables.entry(pos)
-        } else {
-            self.tables.bounds(pos)
-        };
-        let Some(b) = bounds else {
-            return Proof::Unknown;
-        };
-        if b.lo as i32 >= t {
-            return Proof::Yes;
-        }
-        if (b.hi as i32) < t {
-            return Proof::No;
-        }
-        let slot = (
-            n as u8,
-            rank_from(pos.board(), pos.to_move().row_start()),
-            t as u8,
-        );
-        if fresh {
-            match self.known.get(&slot) {
-                Some(Known::Proven(yes)) => return if *yes { Proof::Yes } else { Proof::No },
-                Some(Known::OpenAt(d)) if *d >= depth => return Proof::Unknown,
-                _ => {}
-            }
-        }
-        if depth == 0 {
-            return Proof::Unknown;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.node_limit
-            || (self.nodes & 1023 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.exhausted = true;
-        }
-        if self.exhausted {
-            return Proof::Unknown;
-        }
-
-        // Each move is settled at once where it can be (a repetition, a child's interval),
-        // and searched otherwise, the children likeliest to fail for their mover first.
-        let child_t = n - t + 1;
-        let mut open: [(i32, Position, bool); 6] = [(0, *pos, false); 6];
-        let mut k = 0;
-        for mv in &moves {
-            let mut child = *pos;
-            let captured = child.play_unchecked(mv).captured > 0;
-            if !captured && self.keys[self.base..].contains(&child.key()) {
-                // A repetition: the game ends with each side taking its row.
-                if child.row_seeds(pos.to_move()) as i32 >= t {
-                    return self.settle(fresh, slot, true);
-                }
-                continue;
-            }
-            let cb = if captured {
-                self.tables.entry(&child)
-            } else {
-                self.tables.bounds(&child)
-            };
-            let Some(cb) = cb else {
-                open[k] = (i32::MAX, child, captured);
-                k += 1;
-                continue;
-            };
-            if (cb.hi as i32) < child_t {
-                return self.settle(fresh, slot, true);
-            }
-            if cb.lo as i32 >= child_t {
-                // The opponent secures its threshold here whatever follows: the move fails.
-                continue;
-            }
-            open[k] = (cb.hi as i32 + cb.lo as i32, child, captured);
-            k += 1;
-        }
-        open[..k].sort_by_key(|c| c.0);
-        let mut unknown = false;
-        for &(_, child, captured) in &open[..k] {
-            let saved_base = self.base;
-            if captured {
-                self.base = self.keys.len();
-            }
-            self.keys.push(child.key());
-            let r = self.node(&child, captured, child_t, depth - 1).negate();
-            self.keys.pop();
-            self.base = saved_base;
-            match r {
-                Proof::Yes => return self.settle(fresh, slot, true),
-                Proof::Unknown => unknown = true,
-                Proof::No => {}
-            }
-            if self.exhausted {
-                return Proof::Unknown;
-            }
-        }
-        if unknown {
-            if fresh && !self.exhausted {
-                self.remember(slot, Known::OpenAt(depth));
-            }
-            Proof::Unknown
-        } else {
-            self.settle(fresh, slot, false)
-        }
-    }
-
-    /// A settled answer, kept when the node has an empty history.
-    #[inline]
-    fn settle(&mut self, fresh: bool, slot: (u8, u64, u8), yes: bool) -> Proof {
-        if fresh {
-            self.remember(slot, Known::Proven(yes));
-        }
-        if yes { Proof::Yes } else { Proof::No }
+        p
     }
 
     /// Every legal move of the game's position with what proofs within `node_limit` nodes in
@@ -326,8 +194,7 @@ impl Prover {
         // Board seeds the mover needs: more than half of all seeds wins, half draws.
         let need_win = WINNING_CAPTURE as i32 - mine;
         let need_draw = need_win - 1;
-        let plies_left = game.max_plies().saturating_sub(game.ply() + 2);
-        let max_depth = max_depth.min(plies_left);
+        let max_depth = max_depth.min(proof_depth(game));
         let seen = game.seen_since_capture();
         let mut spent = 0u64;
         let mut out: Vec<MoveProof> = Vec::with_capacity(6);

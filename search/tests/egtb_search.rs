@@ -3,7 +3,7 @@
 
 use oware_egtb::brute::{BruteSolver, sampled_game, south_to_move};
 use oware_egtb::{Boards, Outcome, Table, Tables, solve_table};
-use oware_engine::{Game, Position, Side};
+use oware_engine::{Game, Move, Position, Side};
 use oware_search::alphabeta::{SEED, table_estimate, table_node, table_score};
 use oware_search::{AlphaBetaPlayer, Budget, Player, RandomPlayer};
 use rand::rngs::SmallRng;
@@ -202,4 +202,70 @@ fn alphabeta_with_tables_keeps_the_best_result_of_the_real_game() {
 /// Whether the stored interval of the game's position is exact.
 fn tb_exact(game: &Game) -> bool {
     set().bounds(game.position()).expect("covered").is_exact()
+}
+
+/// The board seeds (of `n`) that the side to move after the quiet `houses` from `start`
+/// (South to move there) secures by playing `mv`, by the exhaustive solver of the real game:
+/// the largest `t` with which it wins when it starts with 25 − `t` captured.
+fn move_value(solver: &mut BruteSolver, start: &[u8; 12], n: u8, houses: &[usize], mv: Move) -> u8 {
+    let side = if houses.len().is_multiple_of(2) {
+        Side::South
+    } else {
+        Side::North
+    };
+    (1..=n)
+        .rev()
+        .find(|&t| {
+            let (mine, theirs) = (25 - t, 48 - n - (25 - t));
+            let captured = match side {
+                Side::South => [mine, theirs],
+                Side::North => [theirs, mine],
+            };
+            let pos = Position::from_parts(*start, captured, Side::South).expect("valid");
+            let mut game = Game::from_position(pos, u32::MAX);
+            for &h in houses {
+                game.play(Move::from_relative(game.to_move(), h))
+                    .expect("legal");
+            }
+            game.play(mv).expect("legal");
+            solver.wins(&game, side)
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn alphabeta_with_tables_plays_a_move_of_the_best_value_where_proofs_settle_every_move() {
+    // Small table positions with sampled histories: the root proofs settle every move's value
+    // by seeds here, so the move `alphabeta:depth=2,egtb=…` plays secures as many board seeds
+    // as the best move does by the exhaustive solver, not only the same result.
+    let tb = std::sync::Arc::new(set());
+    let mut solver = BruteSolver::new();
+    let mut rng = SmallRng::seed_from_u64(8);
+    let mut player = AlphaBetaPlayer::new(Some(2), None, 3).with_tables(tb);
+    let (mut tried, mut choices) = (0, 0);
+    while tried < 500 {
+        let Some((start, houses, game)) =
+            sampled_game(&mut rng, SOLVED_BY_BRUTE_FORCE, |n, rng| {
+                rng.random_range(24 - n..=24)
+            })
+        else {
+            continue;
+        };
+        tried += 1;
+        let n: u8 = start.iter().sum();
+        let values: Vec<(Move, u8)> = game
+            .legal_moves()
+            .iter()
+            .map(|m| (m, move_value(&mut solver, &start, n, &houses, m)))
+            .collect();
+        let best = values.iter().map(|v| v.1).max().expect("a live game");
+        choices += values.iter().any(|v| v.1 < best) as u32;
+        let mv = player.choose(&game, Budget::default()).expect("live").mv;
+        let got = values.iter().find(|v| v.0 == mv).expect("legal").1;
+        assert_eq!(got, best, "{start:?} {houses:?}: played {mv} of {values:?}");
+    }
+    assert!(
+        choices > 25,
+        "{choices} positions where a move gives seeds away"
+    );
 }

@@ -488,7 +488,14 @@ fn prove_interval(
     let (mut lo, mut hi) = (b.lo, b.hi);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        match prover.secures(&pos, seen, mid as i32, oware_egtb::PROOF_DEPTH, nodes, None) {
+        match prover.secures(
+            &pos,
+            seen,
+            mid as i32,
+            oware_egtb::proof_depth(game) + 1,
+            nodes,
+            None,
+        ) {
             Proof::Yes => lo = mid,
             Proof::No => hi = mid - 1,
             Proof::Unknown => break,

@@ -280,7 +280,7 @@ fn table_mark(
     mv: Move,
     number: usize,
 ) -> Option<TableMark> {
-    let (analysis, _) = prove_moves(tables, prover, game, REVIEW_PROOF_NODES)?;
+    let (analysis, _) = prove_moves(tables, prover, game, REVIEW_PROOF_NODES, None)?;
     let verdict = judge(&analysis, mv)?;
     if verdict.keeps_result != Some(false) {
         return None;

@@ -5,7 +5,7 @@ use super::eval::EvalWeights;
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{AlphaBetaResult, SearchBudget, Searcher, TimeUse};
 use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
-use oware_egtb::{PROOF_DEPTH, Prover, Tables, kept_moves};
+use oware_egtb::{Analysis, PROOF_DEPTH, Prover, Tables, kept_moves, prove_moves};
 use oware_engine::Game;
 use oware_engine::Move;
 use rand::SeedableRng;
@@ -173,11 +173,14 @@ impl AlphaBetaPlayer {
             ^ (game.ply() as u64).rotate_left(32);
         order.shuffle(&mut SmallRng::seed_from_u64(mix));
         let started = Instant::now();
-        let kept = self.prover.as_mut().and_then(|p| {
+        let tables = self.searcher.tables().cloned();
+        let kept = self.prover.as_mut().zip(tables).and_then(|(p, tables)| {
             // A timed search gives the proofs at most half its time.
             let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
             let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
-            Some(kept_moves(&proofs))
+            let kept = kept_moves(&proofs);
+            let (analysis, _) = prove_moves(&tables, p, game, PROOF_NODES, deadline)?;
+            Some(best_by_seeds(&analysis, kept))
         });
         let millis = millis.map(|ms| {
             let spent = started.elapsed().as_millis() as u64;
@@ -195,6 +198,20 @@ impl AlphaBetaPlayer {
             on_iteration,
         )
     }
+}
+
+/// The root moves worth searching once the tables have spoken: the moves proven best by board
+/// seeds (`analysis`: every move's interval after proofs from the real history) where there
+/// are any; otherwise those of `kept` (the moves that keep the best proven result) that no
+/// other move is sure to beat by seeds; `kept` itself if that leaves none.
+fn best_by_seeds(analysis: &Analysis, kept: Vec<Move>) -> Vec<Move> {
+    let optimal = analysis.optimal_moves();
+    if !optimal.is_empty() {
+        return optimal;
+    }
+    let best = analysis.best_moves();
+    let narrowed: Vec<Move> = kept.iter().copied().filter(|m| best.contains(m)).collect();
+    if narrowed.is_empty() { kept } else { narrowed }
 }
 
 /// A one-line summary of a search: `depth D score S nodes N time T ms nps X pv m1 m2 ...`.
