@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 /// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
 pub(super) const PROOF_NODES: u64 = 20_000;
 
+/// Nodes each proof of one threshold may expand when the root moves' intervals of seeds are
+/// narrowed (see [`oware_egtb::prove_moves`]); a timed search stops them at its deadline.
+pub(super) const SEED_PROOF_NODES: u64 = 100_000;
+
 /// The settings of an alpha-beta player beyond its budget (the keys of
 /// `alphabeta:...` besides `depth=`, `ms=` and `egtb=`; `docs/alphabeta.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +183,7 @@ impl AlphaBetaPlayer {
             let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
             let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
             let kept = kept_moves(&proofs);
-            let (analysis, _) = prove_moves(&tables, p, game, PROOF_NODES, deadline)?;
+            let (analysis, _) = prove_moves(&tables, p, game, SEED_PROOF_NODES, deadline)?;
             Some(best_by_seeds(&analysis, kept))
         });
         let millis = millis.map(|ms| {
