@@ -8,9 +8,9 @@
 //! as [`oware_engine::adjudicate`] does (each side takes its row), a position without a move
 //! likewise, and a node is not searched when its stored interval (or, right after a capture,
 //! its entry interval) settles the question. The search is bounded by a depth and a number of
-//! nodes expanded; what it cannot settle within them is [`Proof::Unknown`], never a guess. Positions
-//! right after a capture have an empty history, so their answers hold for every path that
-//! reaches them and are kept from one proof to the next.
+//! nodes expanded; what it cannot settle within them is [`Proof::Unknown`], never a guess.
+//! Positions right after a capture have an empty history, so their answers hold for every path
+//! that reaches them and are kept from one proof to the next.
 //!
 //! The answer is a number of board seeds, so it ignores the captured totals: the 25-seed
 //! ending changes a final count but never a result (see the module docs of
@@ -84,6 +84,15 @@ pub fn proof_depth(game: &Game) -> u32 {
     PROOF_DEPTH.min(game.max_plies().saturating_sub(game.ply() + 2))
 }
 
+/// The store's slot of `pos` (with `n` board seeds) and threshold `t`.
+fn slot_of(pos: &Position, n: i32, t: i32) -> (u8, u64, u8) {
+    (
+        n as u8,
+        rank_from(pos.board(), pos.to_move().row_start()),
+        t.clamp(0, 255) as u8,
+    )
+}
+
 /// Entries kept for positions right after a capture before the store is emptied.
 const CACHE_LIMIT: usize = 1 << 20;
 
@@ -132,7 +141,8 @@ impl Prover {
     /// Whether the side to move in `pos` secures at least `t` of the board's seeds with best
     /// play of both sides, when `seen` holds the keys of the positions since the last capture
     /// (the current one included; empty or just `pos` right after a capture). Searches at
-    /// most `max_depth` plies deep, expanding at most `node_limit` nodes, until `deadline`. `Unknown` also when the board is not covered by the tables.
+    /// most `max_depth` plies deep, expanding at most `node_limit` nodes, until `deadline`.
+    /// `Unknown` also when the board is not covered by the tables.
     pub fn secures(
         &mut self,
         pos: &Position,
@@ -147,12 +157,8 @@ impl Prover {
         self.deadline = deadline;
         self.exhausted = false;
         let fresh = seen.len() <= 1;
-        let n: u8 = pos.board().iter().sum();
-        let slot = (
-            n,
-            rank_from(pos.board(), pos.to_move().row_start()),
-            t.clamp(0, 255) as u8,
-        );
+        let n: i32 = pos.board().iter().map(|&x| i32::from(x)).sum();
+        let slot = slot_of(pos, n, t);
         if fresh {
             match self.known.get(&slot) {
                 Some(Known::Proven(yes)) => return if *yes { Proof::Yes } else { Proof::No },

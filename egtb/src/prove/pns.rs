@@ -19,8 +19,7 @@
 //! threshold out of reach or already met, no legal move, a stored interval (the entry interval
 //! right after a capture) that decides the question, or an answer in the store.
 
-use super::{Known, Proof, Prover};
-use crate::index::rank_from;
+use super::{Known, Proof, Prover, slot_of};
 use oware_engine::Position;
 use std::time::Instant;
 
@@ -269,15 +268,6 @@ impl Prover {
             }
         }
     }
-}
-
-/// The store's slot of `pos` (with `n` board seeds) and threshold `t`.
-fn slot_of(pos: &Position, n: i32, t: i32) -> (u8, u64, u8) {
-    (
-        n as u8,
-        rank_from(pos.board(), pos.to_move().row_start()),
-        t.clamp(0, 255) as u8,
-    )
 }
 
 /// A node's numbers from its children's: proven by one refuted child, refuted when every
