@@ -114,6 +114,11 @@ pub struct Tally {
     pub throws: u32,
     /// Nodes the proofs from the real histories visited.
     pub nodes: u64,
+    /// Decided positions where some move is surely worse than another (a real choice, see
+    /// [`Verdict::choice`]): a random mover is optimal in all the others.
+    pub choice_decided: u32,
+    /// Of them, the move was proven optimal.
+    pub choice_optimal: u32,
 }
 
 impl Tally {
@@ -128,6 +133,10 @@ impl Tally {
         self.lost_lo += v.lost.0 as u64;
         self.lost_hi += v.lost.1 as u64;
         self.nodes += v.nodes;
+        if v.choice == Some(true) && v.optimal.is_some() {
+            self.choice_decided += 1;
+            self.choice_optimal += u32::from(v.optimal == Some(true));
+        }
         match v.keeps_result {
             Some(true) => self.keeps += 1,
             Some(false) => self.throws += 1,
@@ -156,6 +165,12 @@ impl Tally {
             "seeds_lost_per_move": [self.lost_lo as f64 / n, self.lost_hi as f64 / n],
             "result_kept": self.keeps,
             "result_thrown": self.throws,
+            "with_choice": {
+                "decided": self.choice_decided,
+                "optimal": self.choice_optimal,
+                "optimal_share": (self.choice_decided > 0)
+                    .then(|| self.choice_optimal as f64 / self.choice_decided as f64),
+            },
         })
     }
 }
@@ -208,21 +223,25 @@ impl JudgeReport {
             egtb.display()
         );
         out.push_str(
-            "seeds  positions  decided  optimal (of decided)  seeds lost/move  result thrown  proof nodes\n",
+            "seeds  positions  decided  optimal (of decided)  with a choice  seeds lost/move  result thrown  proof nodes\n",
         );
         let line = |label: String, t: &Tally| {
             let n = t.positions.max(1) as f64;
-            let share = if t.decided() > 0 {
-                format!(
-                    "{:5.1}% of {:>4}",
-                    100.0 * t.optimal as f64 / t.decided() as f64,
-                    t.decided()
-                )
-            } else {
-                "    - of    0".to_string()
+            let share = |optimal: u32, decided: u32| {
+                if decided > 0 {
+                    format!(
+                        "{:5.1}% of {:>4}",
+                        100.0 * optimal as f64 / decided as f64,
+                        decided
+                    )
+                } else {
+                    "    - of    0".to_string()
+                }
             };
+            let all = share(t.optimal, t.decided());
+            let choice = share(t.choice_optimal, t.choice_decided);
             format!(
-                "{label:>5}  {:>9}  {:>6.1}%  {share:>20}  {:>6.2}..{:<6.2}  {:>13}  {:>11}\n",
+                "{label:>5}  {:>9}  {:>6.1}%  {all:>20}  {choice:>13}  {:>6.2}..{:<6.2}  {:>13}  {:>11}\n",
                 t.positions,
                 100.0 * t.decided() as f64 / n,
                 t.lost_lo as f64 / n,
@@ -358,6 +377,9 @@ mod tests {
         assert_eq!(per, report.total.positions);
         let j = report.json("random", Path::new("mem"), (2, 4));
         assert_eq!(j["total"]["positions"], positions.len());
+        let t = &report.total;
+        assert!(t.choice_optimal <= t.choice_decided && t.choice_decided <= t.decided());
+        assert_eq!(j["total"]["with_choice"]["decided"], t.choice_decided);
         assert!(
             report
                 .table("random", Path::new("mem"), (2, 4))

@@ -22,6 +22,10 @@ pub struct Verdict {
     /// `Some(true)`: the move keeps the best result (win, draw, loss) the position allows;
     /// `Some(false)`: it surely throws a better result away; `None`: undecided.
     pub keeps_result: Option<bool>,
+    /// `Some(true)`: some legal move is surely worse than another, so the position tests the
+    /// player; `Some(false)`: every legal move is worth the same (or there is only one), so any
+    /// move is optimal; `None`: the intervals cannot tell.
+    pub choice: Option<bool>,
     /// Nodes the proofs that narrowed the moves' intervals visited ([`prove_moves`]); 0 when
     /// the analysis was the tables' alone.
     pub nodes: u64,
@@ -122,6 +126,24 @@ pub fn judge(analysis: &Analysis, mv: Move) -> Option<Verdict> {
     }
     let c = chosen.bounds;
     let p = &analysis.probe;
+    let best_lo = analysis
+        .moves
+        .iter()
+        .map(|m| m.bounds.lo)
+        .max()
+        .unwrap_or(0);
+    let choice = if analysis.moves.iter().any(|m| m.bounds.hi < best_lo) {
+        Some(true)
+    } else if analysis.moves.len() == 1
+        || analysis
+            .moves
+            .iter()
+            .all(|m| m.bounds.is_exact() && m.bounds.lo == best_lo)
+    {
+        Some(false)
+    } else {
+        None
+    };
     let result = |seeds: u8| Outcome::of_total(p.captured_own as u32 + seeds as u32);
     let (optimal, lost, keeps_result) = match (other_lo, other_hi) {
         // The only legal move.
@@ -150,6 +172,7 @@ pub fn judge(analysis: &Analysis, mv: Move) -> Option<Verdict> {
         optimal,
         lost,
         keeps_result,
+        choice,
         nodes: 0,
     })
 }
@@ -194,8 +217,14 @@ mod tests {
         // With 17 captured: a (24 final) draws at worst... and c may win; b (21) loses.
         assert_eq!(vb.keeps_result, Some(false));
         assert_eq!(va.keeps_result, None);
+        assert_eq!(va.choice, Some(true), "b is surely worse than a");
         let only = analysis(&[(3, 2, 6)], 17);
         assert_eq!(judge(&only, mv(3)).map(|v| v.optimal), Some(Some(true)));
+        assert_eq!(judge(&only, mv(3)).map(|v| v.choice), Some(Some(false)));
+        let equal = analysis(&[(0, 5, 5), (1, 5, 5)], 17);
+        assert_eq!(judge(&equal, mv(1)).map(|v| v.choice), Some(Some(false)));
+        let open = analysis(&[(0, 5, 5), (1, 4, 6)], 17);
+        assert_eq!(judge(&open, mv(0)).map(|v| v.choice), Some(None));
         assert!(judge(&only, mv(4)).is_none());
         // Everything wins with 30 captured: any move keeps the result.
         let won = analysis(&[(0, 7, 7), (1, 0, 2)], 30);
