@@ -126,20 +126,12 @@ pub fn judge(analysis: &Analysis, mv: Move) -> Option<Verdict> {
     }
     let c = chosen.bounds;
     let p = &analysis.probe;
-    let best_lo = analysis
-        .moves
-        .iter()
-        .map(|m| m.bounds.lo)
-        .max()
-        .unwrap_or(0);
-    let choice = if analysis.moves.iter().any(|m| m.bounds.hi < best_lo) {
+    // Some move is sure to do worse than another (it is not among the moves that may be
+    // best); or every move is sure to be best (all of one exact value), or there is only one.
+    let all = analysis.moves.len();
+    let choice = if analysis.best_moves().len() < all {
         Some(true)
-    } else if analysis.moves.len() == 1
-        || analysis
-            .moves
-            .iter()
-            .all(|m| m.bounds.is_exact() && m.bounds.lo == best_lo)
-    {
+    } else if all == 1 || analysis.optimal_moves().len() == all {
         Some(false)
     } else {
         None
