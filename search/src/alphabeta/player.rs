@@ -22,6 +22,11 @@ pub(super) const PROOF_NODES: u64 = 20_000;
 /// narrowed (see [`oware_egtb::prove_moves`]); a timed search stops them at its deadline.
 pub(super) const SEED_PROOF_NODES: u64 = 100_000;
 
+/// Nodes per threshold of the second round of seed proofs, run where the first leaves no move
+/// sure to be best and several that may be (the judge's budget,
+/// `oware_arena::judge::DEFAULT_PROOF_NODES`).
+pub(super) const CONTESTED_PROOF_NODES: u64 = 400_000;
+
 /// The settings of an alpha-beta player beyond its budget (the keys of
 /// `alphabeta:...` besides `depth=`, `ms=` and `egtb=`; `docs/alphabeta.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +188,16 @@ impl AlphaBetaPlayer {
             let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
             let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
             let kept = kept_moves(&proofs);
-            let (analysis, _) = prove_moves(&tables, p, game, SEED_PROOF_NODES, deadline)?;
+            let (mut analysis, _) = prove_moves(&tables, p, game, SEED_PROOF_NODES, deadline)?;
+            if analysis.optimal_moves().is_empty() && analysis.best_moves().len() > 1 {
+                // The moves that may be best overlap: prove again with a larger budget (the
+                // store keeps what the first proofs settled after captures).
+                if let Some((again, _)) =
+                    prove_moves(&tables, p, game, CONTESTED_PROOF_NODES, deadline)
+                {
+                    analysis = again;
+                }
+            }
             Some(best_by_seeds(&analysis, kept))
         });
         let millis = millis.map(|ms| {
@@ -207,7 +221,12 @@ impl AlphaBetaPlayer {
 /// The root moves worth searching once the tables have spoken: the moves proven best by board
 /// seeds (`analysis`: every move's interval after proofs from the real history) where there
 /// are any; otherwise those of `kept` (the moves that keep the best proven result) that no
-/// other move is sure to beat by seeds; `kept` itself if that leaves none.
+/// other move is sure to beat by seeds.
+///
+/// Where every move of `kept` is sure to be beaten by seeds (the result proofs and the seed
+/// proofs have different budgets, so they can settle different moves), the moves whose lowest
+/// seed count is the highest are searched: each secures more seeds than a move of `kept` can
+/// get, so it keeps at least the result `kept` was proven to keep.
 fn best_by_seeds(analysis: &Analysis, kept: Vec<Move>) -> Vec<Move> {
     let optimal = analysis.optimal_moves();
     if !optimal.is_empty() {
@@ -215,7 +234,17 @@ fn best_by_seeds(analysis: &Analysis, kept: Vec<Move>) -> Vec<Move> {
     }
     let best = analysis.best_moves();
     let narrowed: Vec<Move> = kept.iter().copied().filter(|m| best.contains(m)).collect();
-    if narrowed.is_empty() { kept } else { narrowed }
+    if !narrowed.is_empty() {
+        return narrowed;
+    }
+    let top = analysis.moves.iter().map(|m| m.bounds.lo).max();
+    let securing: Vec<Move> = analysis
+        .moves
+        .iter()
+        .filter(|m| Some(m.bounds.lo) == top)
+        .map(|m| m.mv)
+        .collect();
+    if securing.is_empty() { kept } else { securing }
 }
 
 /// A one-line summary of a search: `depth D score S nodes N time T ms nps X pv m1 m2 ...`.
@@ -370,5 +399,39 @@ mod tests {
             .choose(&Game::new(), Budget::default())
             .expect("a move");
         assert!(first.info.starts_with("depth"));
+    }
+
+    fn analysis(moves: &[(&str, u8, u8)]) -> Analysis {
+        Analysis {
+            probe: oware_egtb::Probe {
+                bounds: oware_egtb::Bounds { lo: 0, hi: 10 },
+                seeds: 10,
+                captured_own: 19,
+                captured_other: 19,
+            },
+            moves: moves
+                .iter()
+                .map(|&(mv, lo, hi)| oware_egtb::MoveBounds {
+                    mv: mv.parse().expect("a move"),
+                    bounds: oware_egtb::Bounds { lo, hi },
+                    repeats: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_root_keeps_moves_the_seed_proofs_do_not_rule_out() {
+        let mv = |s: &str| s.parse::<Move>().expect("a move");
+        // A move proven best by seeds wins over the result proofs' choice.
+        let a = analysis(&[("a", 6, 6), ("b", 2, 5), ("c", 0, 4)]);
+        assert_eq!(best_by_seeds(&a, vec![mv("b"), mv("c")]), vec![mv("a")]);
+        // Without one: the kept moves no other move is sure to beat.
+        let a = analysis(&[("a", 3, 7), ("b", 4, 6), ("c", 0, 3)]);
+        assert_eq!(best_by_seeds(&a, vec![mv("a"), mv("c")]), vec![mv("a")]);
+        // Every kept move is sure to be beaten (the result proofs settled other moves than the
+        // seed proofs): the moves securing the most seeds, never a move proven worse.
+        let a = analysis(&[("a", 5, 8), ("b", 2, 9), ("c", 0, 4)]);
+        assert_eq!(best_by_seeds(&a, vec![mv("c")]), vec![mv("a")]);
     }
 }
