@@ -259,7 +259,7 @@ impl JudgeReport {
 }
 
 /// The most nodes [`judge_positions`] lets one proof of a threshold visit by default.
-pub const DEFAULT_PROOF_NODES: u64 = 400_000;
+pub const DEFAULT_PROOF_NODES: u64 = oware_egtb::JUDGE_PROOF_NODES;
 
 /// Judges the player of `factory` (a fresh one per position, seeded from `seed`) on every
 /// position, on `threads` threads; `progress` hears (judged, total) now and then. Each

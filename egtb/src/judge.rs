@@ -31,6 +31,11 @@ pub struct Verdict {
     pub nodes: u64,
 }
 
+/// Nodes per threshold `oware judge` gives [`prove_moves`] by default, and the budget of an
+/// alpha-beta root's second round of seed proofs where its best moves are contested: one
+/// number, so the player proves as much as the judge that scores it.
+pub const JUDGE_PROOF_NODES: u64 = 400_000;
+
 /// Thresholds a move's bisection in [`prove_moves`] may leave open before it stops.
 const OPEN_THRESHOLDS: usize = 3;
 

@@ -23,9 +23,8 @@ pub(super) const PROOF_NODES: u64 = 20_000;
 pub(super) const SEED_PROOF_NODES: u64 = 100_000;
 
 /// Nodes per threshold of the second round of seed proofs, run where the first leaves no move
-/// sure to be best and several that may be (the judge's budget,
-/// `oware_arena::judge::DEFAULT_PROOF_NODES`).
-pub(super) const CONTESTED_PROOF_NODES: u64 = 400_000;
+/// sure to be best and several that may be: the judge's budget.
+pub(super) const CONTESTED_PROOF_NODES: u64 = oware_egtb::JUDGE_PROOF_NODES;
 
 /// The settings of an alpha-beta player beyond its budget (the keys of
 /// `alphabeta:...` besides `depth=`, `ms=` and `egtb=`; `docs/alphabeta.md`).
