@@ -52,10 +52,27 @@ pub fn prove_moves(
     deadline: Option<Instant>,
 ) -> Option<(Analysis, u64)> {
     let mut analysis = tables.analyse(game)?;
+    let nodes = narrow_moves(&mut analysis, prover, game, &|_| true, node_limit, deadline);
+    Some((analysis, nodes))
+}
+
+/// Narrows `analysis` (of `game`, from [`Tables::analyse`] or [`prove_moves`]) further: the
+/// interval of every move `which` selects that is neither exact nor a repetition is bisected
+/// from where it stands, as in [`prove_moves`], and the position's interval follows. Returns
+/// the nodes the proofs expanded. An alpha-beta root uses it to prove only its contested moves
+/// again, with a larger budget.
+pub fn narrow_moves(
+    analysis: &mut Analysis,
+    prover: &mut Prover,
+    game: &Game,
+    which: &dyn Fn(Move) -> bool,
+    node_limit: u64,
+    deadline: Option<Instant>,
+) -> u64 {
     let mut nodes = 0u64;
     let n = analysis.probe.seeds;
     for m in analysis.moves.iter_mut() {
-        if m.bounds.is_exact() || m.repeats {
+        if m.bounds.is_exact() || m.repeats || !which(m.mv) {
             continue;
         }
         let mut child = game.clone();
@@ -117,7 +134,7 @@ pub fn prove_moves(
         lo: b.lo.max(best_lo),
         hi: b.hi.min(best_hi).max(b.lo.max(best_lo)),
     };
-    Some((analysis, nodes))
+    nodes
 }
 
 /// Judges `mv` in `analysis`; `None` when `mv` is not one of its legal moves.

@@ -128,7 +128,7 @@ pub use file::{
     read_table, table_path, write_table,
 };
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
-pub use judge::{JUDGE_PROOF_NODES, Verdict, judge, prove_moves};
+pub use judge::{JUDGE_PROOF_NODES, Verdict, judge, narrow_moves, prove_moves};
 pub use perfect::{keeping_move, perfect_move};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves, proof_depth};

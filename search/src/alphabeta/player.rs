@@ -5,7 +5,7 @@ use super::eval::EvalWeights;
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{AlphaBetaResult, SearchBudget, Searcher, TimeUse};
 use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
-use oware_egtb::{Analysis, PROOF_DEPTH, Prover, Tables, kept_moves, prove_moves};
+use oware_egtb::{Analysis, PROOF_DEPTH, Prover, Tables, kept_moves, narrow_moves, prove_moves};
 use oware_engine::Game;
 use oware_engine::Move;
 use rand::SeedableRng;
@@ -188,14 +188,20 @@ impl AlphaBetaPlayer {
             let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
             let kept = kept_moves(&proofs);
             let (mut analysis, _) = prove_moves(&tables, p, game, SEED_PROOF_NODES, deadline)?;
-            if analysis.optimal_moves().is_empty() && analysis.best_moves().len() > 1 {
-                // The moves that may be best overlap: prove again with a larger budget (the
-                // store keeps what the first proofs settled after captures).
-                if let Some((again, _)) =
-                    prove_moves(&tables, p, game, CONTESTED_PROOF_NODES, deadline)
-                {
-                    analysis = again;
-                }
+            let contested = analysis.best_moves();
+            if analysis.optimal_moves().is_empty() && contested.len() > 1 {
+                // The moves that may be best overlap: narrow them again from where the first
+                // round left them, with a larger budget (the moves surely beaten stay as they
+                // are: they cannot change which moves are best).
+                let which = |m: Move| contested.contains(&m);
+                narrow_moves(
+                    &mut analysis,
+                    p,
+                    game,
+                    &which,
+                    CONTESTED_PROOF_NODES,
+                    deadline,
+                );
             }
             Some(best_by_seeds(&analysis, kept))
         });
