@@ -47,6 +47,21 @@ pub trait Evaluator: Sync {
     /// legal move); `out.len() == positions.len()`. On an error `out` is unspecified and the
     /// caller must not use it.
     fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError>;
+
+    /// [`Evaluator::evaluate`], told for each position whether it is *fresh*: nothing was
+    /// played since the last capture (a capture's child, or the start of a game), so its value
+    /// does not depend on the history. `fresh.len() == positions.len()`. The searches call this
+    /// one; an evaluator whose answer does not depend on the history (a network) keeps the
+    /// default, which ignores `fresh`.
+    fn evaluate_fresh(
+        &self,
+        positions: &[Position],
+        fresh: &[bool],
+        out: &mut [Evaluation],
+    ) -> Result<(), EvalError> {
+        debug_assert_eq!(fresh.len(), positions.len());
+        self.evaluate(positions, out)
+    }
 }
 
 /// The evaluator that knows nothing: uniform policy over the legal moves, value 0.
@@ -81,5 +96,14 @@ impl Evaluator for UniformEvaluator {
 impl<E: Evaluator + Send + ?Sized> Evaluator for std::sync::Arc<E> {
     fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) -> Result<(), EvalError> {
         (**self).evaluate(positions, out)
+    }
+
+    fn evaluate_fresh(
+        &self,
+        positions: &[Position],
+        fresh: &[bool],
+        out: &mut [Evaluation],
+    ) -> Result<(), EvalError> {
+        (**self).evaluate_fresh(positions, fresh, out)
     }
 }

@@ -56,6 +56,7 @@ pub struct BatchedSearch {
     config: MctsConfig,
     slots: Vec<Slot>,
     positions: Vec<Position>,
+    fresh: Vec<bool>,
     evals: Vec<Evaluation>,
     counts: Vec<usize>,
 }
@@ -77,6 +78,7 @@ impl BatchedSearch {
             config,
             slots: vec![slot; slots],
             positions: Vec::new(),
+            fresh: Vec::new(),
             evals: Vec::new(),
             counts: Vec::new(),
         })
@@ -195,6 +197,7 @@ impl BatchedSearch {
         };
         loop {
             self.positions.clear();
+            self.fresh.clear();
             self.counts.clear();
             let mut progress = false;
             for (i, s) in self.slots.iter_mut().enumerate() {
@@ -202,9 +205,12 @@ impl BatchedSearch {
                     self.counts.push(0);
                     continue;
                 }
-                let (n, p) = s
-                    .search
-                    .gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+                let (n, p) = s.search.gather(
+                    cfg,
+                    cfg.leaves_per_tree,
+                    &mut self.positions,
+                    &mut self.fresh,
+                );
                 self.counts.push(n);
                 progress |= p;
             }
@@ -212,7 +218,9 @@ impl BatchedSearch {
             if total > 0 {
                 self.evals.clear();
                 self.evals.resize(total, empty);
-                if let Err(e) = evaluator.evaluate(&self.positions, &mut self.evals) {
+                if let Err(e) =
+                    evaluator.evaluate_fresh(&self.positions, &self.fresh, &mut self.evals)
+                {
                     for (i, s) in self.slots.iter_mut().enumerate() {
                         if wanted(i) {
                             s.search.abandon();

@@ -16,6 +16,7 @@ pub struct Search {
     config: MctsConfig,
     slot: SlotSearch,
     positions: Vec<Position>,
+    fresh: Vec<bool>,
     evals: Vec<Evaluation>,
 }
 
@@ -27,6 +28,7 @@ impl Search {
             config,
             slot: SlotSearch::new(),
             positions: Vec::new(),
+            fresh: Vec::new(),
             evals: Vec::new(),
         })
     }
@@ -101,13 +103,19 @@ impl Search {
             }
             let cfg = &self.config;
             self.positions.clear();
-            let (n, progress) = self
-                .slot
-                .gather(cfg, cfg.leaves_per_tree, &mut self.positions);
+            self.fresh.clear();
+            let (n, progress) = self.slot.gather(
+                cfg,
+                cfg.leaves_per_tree,
+                &mut self.positions,
+                &mut self.fresh,
+            );
             if n > 0 {
                 self.evals.clear();
                 self.evals.resize(n, empty);
-                if let Err(e) = evaluator.evaluate(&self.positions, &mut self.evals) {
+                if let Err(e) =
+                    evaluator.evaluate_fresh(&self.positions, &self.fresh, &mut self.evals)
+                {
                     self.slot.abandon();
                     return Err(e);
                 }

@@ -182,14 +182,17 @@ impl SlotSearch {
         self.root_finished() || (self.root_ready && self.budget == 0 && self.pending.is_empty())
     }
 
-    /// Selects up to `max_leaves` leaves and appends their positions to `positions`. Leaves that
-    /// end the game are backed up at once. Returns the number of positions appended and whether
-    /// the search advanced at all.
+    /// Selects up to `max_leaves` leaves and appends their positions to `positions`, and to
+    /// `fresh` whether each is fresh (nothing played since the last capture: the history that
+    /// decides repetitions is the leaf alone; see [`crate::Evaluator::evaluate_fresh`]). Leaves
+    /// that end the game are backed up at once. Returns the number of positions appended and
+    /// whether the search advanced at all.
     pub(super) fn gather(
         &mut self,
         cfg: &MctsConfig,
         max_leaves: u32,
         positions: &mut Vec<Position>,
+        fresh: &mut Vec<bool>,
     ) -> (usize, bool) {
         if self.is_done() {
             return (0, false);
@@ -202,6 +205,7 @@ impl SlotSearch {
                 self.tree.create_children(0);
                 self.tree.nodes[0].state = NodeState::Pending;
                 positions.push(self.tree.root().pos);
+                fresh.push(self.tree.line_history().len() == 1);
                 self.pending.push(0);
                 return (1, true);
             }
@@ -246,6 +250,7 @@ impl SlotSearch {
                         self.tree.create_children(node);
                         self.tree.nodes[node as usize].state = NodeState::Pending;
                         positions.push(self.tree.nodes[node as usize].pos);
+                        fresh.push(self.tree.line_history().len() == 1);
                         self.pending.push(node);
                         pushed += 1;
                         progress = true;
@@ -423,10 +428,12 @@ mod tests {
     fn run(s: &mut SlotSearch, cfg: &MctsConfig, sims: u32, rng: &mut SmallRng) -> MctsResult {
         s.begin(sims, true, true, cfg, rng);
         let mut positions = Vec::new();
+        let mut fresh = Vec::new();
         let mut evals = Vec::new();
         while !s.is_done() {
             positions.clear();
-            let (n, _) = s.gather(cfg, cfg.leaves_per_tree, &mut positions);
+            fresh.clear();
+            let (n, _) = s.gather(cfg, cfg.leaves_per_tree, &mut positions, &mut fresh);
             evals.resize(
                 n,
                 Evaluation {
@@ -494,5 +501,55 @@ mod tests {
                 assert_eq!(s.tree.root().pos, *game.position());
             }
         }
+    }
+    /// A leaf is handed out as fresh exactly when the move into it captured, or when it is the
+    /// root and the game has no position since its last capture but the root's.
+    #[test]
+    fn leaves_are_fresh_exactly_after_a_capture() {
+        let cfg = MctsConfig {
+            leaves_per_tree: 4,
+            ..MctsConfig::default()
+        };
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut s = SlotSearch::new();
+        let mut game = Game::new();
+        s.reset(&game);
+        let (mut positions, mut fresh, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+        let mut seen = [0usize; 2];
+        while !game.is_over() && game.ply() < 120 {
+            s.begin(60, true, true, &cfg, &mut rng);
+            while !s.is_done() {
+                positions.clear();
+                fresh.clear();
+                let (n, _) = s.gather(&cfg, cfg.leaves_per_tree, &mut positions, &mut fresh);
+                assert_eq!((positions.len(), fresh.len()), (n, n));
+                let pending = &s.pending[s.pending.len() - n..];
+                for (&node, &f) in pending.iter().zip(&fresh) {
+                    let nd = &s.tree.nodes[node as usize];
+                    let root_fresh = game.seen_since_capture().len() == 1;
+                    let expected = if node == 0 { root_fresh } else { nd.captured };
+                    assert_eq!(f, expected, "node {node} at ply {}", game.ply());
+                    seen[usize::from(f)] += 1;
+                }
+                evals.resize(
+                    n,
+                    Evaluation {
+                        policy: [0.0; 6],
+                        value: 0.0,
+                    },
+                );
+                UniformEvaluator
+                    .evaluate_fresh(&positions, &fresh, &mut evals[..n])
+                    .expect("the uniform evaluator never fails");
+                s.apply(&cfg, &evals[..n], &mut rng);
+            }
+            let r = s.result(&cfg, &mut rng).expect("live");
+            game.play(r.mv).expect("legal");
+            s.advance(r.mv, &game, true);
+        }
+        assert!(
+            seen[0] > 0 && seen[1] > 0,
+            "both kinds of leaf met: {seen:?}"
+        );
     }
 }
