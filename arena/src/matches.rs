@@ -12,6 +12,7 @@
 mod batched;
 
 use crate::elo::MatchScore;
+use oware_egtb::Tables;
 use oware_engine::Move;
 use oware_engine::Position;
 use oware_engine::Side;
@@ -42,6 +43,9 @@ pub struct NetworkSide {
     /// The search settings; its exploration settings are ignored (the arena turns noise and
     /// temperature off).
     pub config: MctsConfig,
+    /// Endgame tables whose root proofs restrict the moves played, as
+    /// [`oware_search::MctsPlayer::with_tables`] does (the evaluator should know them too).
+    pub tables: Option<Arc<Tables>>,
 }
 
 impl std::fmt::Debug for NetworkSide {

@@ -277,6 +277,7 @@ impl PlayerBuilder {
             name: self.spec.to_string(),
             evaluator,
             config,
+            tables: self.tables.clone(),
         }))
     }
 
@@ -340,6 +341,7 @@ impl PlayerBuilder {
                     match &self.tables {
                         Some(t) => Box::new(
                             MctsPlayer::new(TableEvaluator::new(network, t.clone()), config, seed)?
+                                .with_tables(t.clone())
                                 .with_time(time)
                                 .with_name(name),
                         ),

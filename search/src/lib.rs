@@ -19,6 +19,7 @@ mod evaluator;
 pub mod mcts;
 mod player;
 mod table_evaluator;
+mod table_root;
 
 pub use alphabeta::{AlphaBetaOptions, AlphaBetaPlayer, AlphaBetaResult, SearchBudget, Searcher};
 pub use evaluator::{EvalError, Evaluation, Evaluator, UniformEvaluator, uniform_policy};
@@ -27,3 +28,6 @@ pub use player::{
     Budget, Choice, PROGRESS_MILLIS, Player, PlayerError, RandomPlayer, Score, SearchInfo,
 };
 pub use table_evaluator::TableEvaluator;
+pub use table_root::{
+    CONTESTED_PROOF_NODES, PROOF_NODES, SEED_PROOF_NODES, restrict_to, table_root_moves,
+};

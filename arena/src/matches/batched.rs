@@ -13,11 +13,12 @@ use super::{
     Contestant, GameOutcome, GameStart, MatchOptions, NetworkSide, PlayerFactory, games_in_flight,
     mix, new_player, outcome, play_move,
 };
+use oware_egtb::Prover;
 use oware_engine::Game;
 use oware_engine::Move;
 use oware_engine::Side;
-use oware_search::Player;
 use oware_search::mcts::{BatchedSearch, SlotParams};
+use oware_search::{Player, restrict_to, table_root_moves};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::ThreadPool;
@@ -122,6 +123,9 @@ struct Live {
     game: Game,
     /// The per-game players of A and B (`None` for a network side).
     players: [Option<Box<dyn Player>>; 2],
+    /// The root provers of A and B (a network side with tables only), kept for the game as
+    /// an [`oware_search::MctsPlayer`] keeps its own.
+    provers: [Option<Prover>; 2],
     times: [(Duration, u32); 2],
 }
 
@@ -181,7 +185,7 @@ impl<'a> Driver<'a> {
                 break;
             }
             for k in 0..2 {
-                self.network_moves(k)?;
+                self.network_moves(k, shared.pool)?;
             }
             self.player_moves(shared.pool)?;
             for slot in self.slots.iter_mut() {
@@ -236,20 +240,26 @@ impl<'a> Driver<'a> {
             SideState::Player(factory) => new_player(factory, start.seeds[k]).map(Some),
             SideState::Network { .. } => Ok(None),
         };
+        let prover = |k: usize| match &self.sides[k] {
+            SideState::Network { side, .. } => side.tables.as_ref().map(|t| Prover::new(t.clone())),
+            SideState::Player(_) => None,
+        };
         Ok(Live {
             order,
             index,
             a_side: start.a_side,
             opening_plies: opening.len(),
             players: [player(0)?, player(1)?],
+            provers: [prover(0), prover(1)],
             game: start.game,
             times: [(Duration::ZERO, 0); 2],
         })
     }
 
     /// Side `k`, if it is a network, searches every game where it is to move in one batched
-    /// search and plays its moves.
-    fn network_moves(&mut self, k: usize) -> Result<(), String> {
+    /// search and plays its moves (with tables: among the moves the root proofs allow, run in
+    /// parallel on `pool`).
+    fn network_moves(&mut self, k: usize, pool: &ThreadPool) -> Result<(), String> {
         let SideState::Network { side, search } = &mut self.sides[k] else {
             return Ok(());
         };
@@ -266,6 +276,20 @@ impl<'a> Driver<'a> {
         let results = search
             .search_some(side.evaluator.as_ref(), &mut self.rng, &wanted)
             .map_err(|e| format!("player {}: {e}", side.name))?;
+        let allowed: Vec<Option<Vec<Move>>> = match &side.tables {
+            Some(tables) => pool.install(|| {
+                self.slots
+                    .par_iter_mut()
+                    .enumerate()
+                    .map(|(slot, live)| {
+                        let live = live.as_mut().filter(|_| wanted[slot])?;
+                        let prover = live.provers[k].as_mut()?;
+                        table_root_moves(tables, prover, &live.game, None)
+                    })
+                    .collect()
+            }),
+            None => Vec::new(),
+        };
         let share = started.elapsed() / count as u32;
         let mut moves = Vec::with_capacity(count);
         for (slot, result) in results.into_iter().enumerate() {
@@ -279,7 +303,11 @@ impl<'a> Driver<'a> {
                     live.index + 1
                 )
             })?;
-            live.game.play(r.mv).map_err(|e| {
+            let mv = match allowed.get(slot) {
+                Some(Some(allowed)) => restrict_to(allowed, r.mv, &r.visits),
+                _ => r.mv,
+            };
+            live.game.play(mv).map_err(|e| {
                 format!(
                     "game {}: player {name} chose an illegal move: {e}",
                     live.index + 1
@@ -287,7 +315,7 @@ impl<'a> Driver<'a> {
             })?;
             live.times[k].0 += share;
             live.times[k].1 += 1;
-            moves.push((slot, r.mv));
+            moves.push((slot, mv));
         }
         self.advance_searches(&moves)
     }
@@ -377,16 +405,21 @@ mod tests {
             name: name.to_string(),
             evaluator: Arc::new(Hashed),
             config,
+            tables: None,
         }
     }
 
     /// The same network player, one game at a time.
     fn one_game(side: &NetworkSide) -> impl Fn(u64) -> Result<Box<dyn Player>, String> + Sync {
-        let config = side.config.clone();
+        let (config, tables) = (side.config.clone(), side.tables.clone());
+        let evaluator = Arc::clone(&side.evaluator);
         move |seed| {
-            let player = MctsPlayer::new(Arc::new(Hashed), config.clone(), seed)
+            let player = MctsPlayer::new(Arc::clone(&evaluator), config.clone(), seed)
                 .map_err(|e| e.to_string())?;
-            Ok(Box::new(player) as Box<dyn Player>)
+            Ok(match &tables {
+                Some(t) => Box::new(player.with_tables(t.clone())) as Box<dyn Player>,
+                None => Box::new(player) as Box<dyn Player>,
+            })
         }
     }
 
@@ -496,6 +529,64 @@ mod tests {
         }
     }
 
+    /// With tables, the batched path plays the moves the one-game path plays: the same root
+    /// proofs restrict the same searches' choices.
+    #[test]
+    fn with_tables_batched_games_are_the_one_game_paths_games() {
+        const MAX: usize = 10;
+        let mut solved: Vec<oware_egtb::Table> = Vec::new();
+        for n in 0..=MAX as u8 {
+            let (t, _) = oware_egtb::solve_table(n, &solved, &|_| {});
+            solved.push(t);
+        }
+        let tables = Arc::new(oware_egtb::Tables::from_tables(
+            std::path::Path::new("mem"),
+            solved,
+        ));
+        let side = NetworkSide {
+            name: "tables".to_string(),
+            evaluator: Arc::new(oware_search::TableEvaluator::new(Hashed, tables.clone())),
+            config: MctsConfig {
+                sims: 24,
+                leaves_per_tree: 3,
+                ..MctsConfig::default()
+            },
+            tables: Some(tables),
+        };
+        let random = |seed: u64| -> Result<Box<dyn Player>, String> {
+            Ok(Box::new(RandomPlayer::new(seed)))
+        };
+        let options = MatchOptions {
+            games: 8,
+            opening_plies: None,
+            seed: 3,
+            threads: 2,
+            max_plies: 400,
+        };
+        let all: Vec<u32> = (0..options.games).collect();
+        let side_one = one_game(&side);
+        let (a, b) = (Contestant::Network(&side), Contestant::Player(&random));
+        let batched = play_contest(&a, &b, &options, &all, &|_| {}).expect("plays");
+        let single = play_games(&side_one, &random, &options, &all, &|_| {}).expect("plays");
+        assert_eq!(records(&batched), records(&single));
+        // Not vacuous: the network side moved in positions the tables cover.
+        let covered = batched
+            .iter()
+            .map(|g| {
+                let mut game = Game::from_position(*g.game.start(), options.max_plies);
+                let mut count = 0;
+                for &mv in g.game.moves() {
+                    let seeds: usize = game.position().board().iter().map(|&x| x as usize).sum();
+                    let network = (game.to_move() == g.a_side) as usize;
+                    count += network * usize::from(seeds <= MAX);
+                    game.play(mv).expect("legal");
+                }
+                count
+            })
+            .sum::<usize>();
+        assert!(covered > 0, "no game reached the tables");
+    }
+
     /// An evaluator that fails on its third call.
     struct Fails(std::sync::atomic::AtomicU32);
 
@@ -521,6 +612,7 @@ mod tests {
                 sims: 8,
                 ..MctsConfig::default()
             },
+            tables: None,
         };
         let random = |seed: u64| -> Result<Box<dyn Player>, String> {
             Ok(Box::new(RandomPlayer::new(seed)))

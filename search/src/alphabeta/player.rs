@@ -5,7 +5,8 @@ use super::eval::EvalWeights;
 use super::score::{format_score, plies_to_end, score_to_value};
 use super::search::{AlphaBetaResult, SearchBudget, Searcher, TimeUse};
 use crate::player::{Budget, Choice, Player, PlayerError, Score, SearchInfo};
-use oware_egtb::{Analysis, PROOF_DEPTH, Prover, Tables, kept_moves, narrow_moves, prove_moves};
+use crate::table_root::table_root_moves;
+use oware_egtb::{Prover, Tables};
 use oware_engine::Game;
 use oware_engine::Move;
 use rand::SeedableRng;
@@ -14,17 +15,6 @@ use rand::seq::SliceRandom;
 use std::fmt::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
-pub(super) const PROOF_NODES: u64 = 20_000;
-
-/// Nodes each proof of one threshold may expand when the root moves' intervals of seeds are
-/// narrowed (see [`oware_egtb::prove_moves`]); a timed search stops them at its deadline.
-pub(super) const SEED_PROOF_NODES: u64 = 100_000;
-
-/// Nodes per threshold of the second round of seed proofs, run where the first leaves no move
-/// sure to be best and several that may be: the judge's budget.
-pub(super) const CONTESTED_PROOF_NODES: u64 = oware_egtb::JUDGE_PROOF_NODES;
 
 /// The settings of an alpha-beta player beyond its budget (the keys of
 /// `alphabeta:...` besides `depth=`, `ms=` and `egtb=`; `docs/alphabeta.md`).
@@ -185,25 +175,7 @@ impl AlphaBetaPlayer {
         let kept = self.prover.as_mut().zip(tables).and_then(|(p, tables)| {
             // A timed search gives the proofs at most half its time.
             let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
-            let proofs = p.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
-            let kept = kept_moves(&proofs);
-            let (mut analysis, _) = prove_moves(&tables, p, game, SEED_PROOF_NODES, deadline)?;
-            let contested = analysis.best_moves();
-            if analysis.optimal_moves().is_empty() && contested.len() > 1 {
-                // The moves that may be best overlap: narrow them again from where the first
-                // round left them, with a larger budget (the moves surely beaten stay as they
-                // are: they cannot change which moves are best).
-                let which = |m: Move| contested.contains(&m);
-                narrow_moves(
-                    &mut analysis,
-                    p,
-                    game,
-                    &which,
-                    CONTESTED_PROOF_NODES,
-                    deadline,
-                );
-            }
-            Some(best_by_seeds(&analysis, kept))
+            table_root_moves(&tables, p, game, deadline)
         });
         let millis = millis.map(|ms| {
             let spent = started.elapsed().as_millis() as u64;
@@ -221,35 +193,6 @@ impl AlphaBetaPlayer {
             on_iteration,
         )
     }
-}
-
-/// The root moves worth searching once the tables have spoken: the moves proven best by board
-/// seeds (`analysis`: every move's interval after proofs from the real history) where there
-/// are any; otherwise those of `kept` (the moves that keep the best proven result) that no
-/// other move is sure to beat by seeds.
-///
-/// Where every move of `kept` is sure to be beaten by seeds (the result proofs and the seed
-/// proofs have different budgets, so they can settle different moves), the moves whose lowest
-/// seed count is the highest are searched: each secures more seeds than a move of `kept` can
-/// get, so it keeps at least the result `kept` was proven to keep.
-fn best_by_seeds(analysis: &Analysis, kept: Vec<Move>) -> Vec<Move> {
-    let optimal = analysis.optimal_moves();
-    if !optimal.is_empty() {
-        return optimal;
-    }
-    let best = analysis.best_moves();
-    let narrowed: Vec<Move> = kept.iter().copied().filter(|m| best.contains(m)).collect();
-    if !narrowed.is_empty() {
-        return narrowed;
-    }
-    let top = analysis.moves.iter().map(|m| m.bounds.lo).max();
-    let securing: Vec<Move> = analysis
-        .moves
-        .iter()
-        .filter(|m| Some(m.bounds.lo) == top)
-        .map(|m| m.mv)
-        .collect();
-    if securing.is_empty() { kept } else { securing }
 }
 
 /// A one-line summary of a search: `depth D score S nodes N time T ms nps X pv m1 m2 ...`.
@@ -404,39 +347,5 @@ mod tests {
             .choose(&Game::new(), Budget::default())
             .expect("a move");
         assert!(first.info.starts_with("depth"));
-    }
-
-    fn analysis(moves: &[(&str, u8, u8)]) -> Analysis {
-        Analysis {
-            probe: oware_egtb::Probe {
-                bounds: oware_egtb::Bounds { lo: 0, hi: 10 },
-                seeds: 10,
-                captured_own: 19,
-                captured_other: 19,
-            },
-            moves: moves
-                .iter()
-                .map(|&(mv, lo, hi)| oware_egtb::MoveBounds {
-                    mv: mv.parse().expect("a move"),
-                    bounds: oware_egtb::Bounds { lo, hi },
-                    repeats: false,
-                })
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn the_root_keeps_moves_the_seed_proofs_do_not_rule_out() {
-        let mv = |s: &str| s.parse::<Move>().expect("a move");
-        // A move proven best by seeds wins over the result proofs' choice.
-        let a = analysis(&[("a", 6, 6), ("b", 2, 5), ("c", 0, 4)]);
-        assert_eq!(best_by_seeds(&a, vec![mv("b"), mv("c")]), vec![mv("a")]);
-        // Without one: the kept moves no other move is sure to beat.
-        let a = analysis(&[("a", 3, 7), ("b", 4, 6), ("c", 0, 3)]);
-        assert_eq!(best_by_seeds(&a, vec![mv("a"), mv("c")]), vec![mv("a")]);
-        // Every kept move is sure to be beaten (the result proofs settled other moves than the
-        // seed proofs): the moves securing the most seeds, never a move proven worse.
-        let a = analysis(&[("a", 5, 8), ("b", 2, 9), ("c", 0, 4)]);
-        assert_eq!(best_by_seeds(&a, vec![mv("c")]), vec![mv("a")]);
     }
 }

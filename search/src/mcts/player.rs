@@ -5,6 +5,8 @@ use super::rollout::RolloutSearch;
 use super::search::Search;
 use crate::evaluator::Evaluator;
 use crate::player::{Budget, Choice, PROGRESS_MILLIS, Player, PlayerError, Score, SearchInfo};
+use crate::table_root::{restrict_to, table_root_moves};
+use oware_egtb::{Prover, Tables};
 use oware_engine::Game;
 use oware_engine::Move;
 use oware_engine::bounds::{MAX_MILLIS, MAX_SIMS};
@@ -249,6 +251,8 @@ pub struct MctsPlayer<E> {
     stop: Option<Arc<AtomicBool>>,
     rng: SmallRng,
     name: String,
+    /// Endgame tables and the prover of their root proofs ([`MctsPlayer::with_tables`]).
+    tables: Option<(Arc<Tables>, Prover)>,
 }
 
 impl<E: Evaluator + Send> MctsPlayer<E> {
@@ -263,7 +267,19 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
             stop: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
+            tables: None,
         })
+    }
+
+    /// Plays endgames by the tables as alpha-beta does: at a root the tables cover, proofs from
+    /// the game's real history pick the moves worth playing ([`table_root_moves`]), and the
+    /// search's choice stands only among them (else the one of them it visited most). A timed
+    /// search gives the proofs at most half its time. The evaluator should also know the
+    /// tables ([`crate::TableEvaluator`]).
+    pub fn with_tables(mut self, tables: Arc<Tables>) -> Self {
+        let prover = Prover::new(Arc::clone(&tables));
+        self.tables = Some((tables, prover));
+        self
     }
 
     /// Gives the player its own time per move (`Some((millis, cap))`, `ms=` and `sims=` of its
@@ -316,9 +332,20 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         let start = Instant::now();
         self.search.set_game(game);
         let leaves = self.search.config().leaves_per_tree;
-        let (first_plan, mut clock) = match budget(self.search.config().sims, self.time, limits) {
+        let sim_budget = budget(self.search.config().sims, self.time, limits);
+        let allowed = self.tables.as_mut().and_then(|(tables, prover)| {
+            let deadline = match sim_budget {
+                SimBudget::Timed { millis, .. } => Some(start + Duration::from_millis(millis / 2)),
+                SimBudget::Sims(_) => None,
+            };
+            table_root_moves(tables, prover, game, deadline)
+        });
+        let proofs_took = start.elapsed();
+        let (first_plan, mut clock) = match sim_budget {
             SimBudget::Sims(n) => (n, None),
             SimBudget::Timed { millis, cap } => {
+                let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+                let millis = millis.saturating_sub(spent).max(1);
                 // The first plan: from the rate of the last timed search, else enough passes
                 // that the first few (after which the plan is re-made) stay in the first
                 // halving phase.
@@ -355,10 +382,14 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
                 clock.as_mut()?.plan(search.sims_started(), spent)
             },
         )?;
-        let r = result.ok_or(PlayerError::GameOver)?;
+        let mut r = result.ok_or(PlayerError::GameOver)?;
+        if let Some(allowed) = &allowed {
+            r.mv = restrict_to(allowed, r.mv, &r.visits);
+        }
         let elapsed = start.elapsed();
         if clock.is_some() && r.sims > 0 {
-            self.rate = Some(f64::from(r.sims) / elapsed.as_secs_f64().max(1e-9));
+            let searching = elapsed.saturating_sub(proofs_took);
+            self.rate = Some(f64::from(r.sims) / searching.as_secs_f64().max(1e-9));
         }
         let mut pv = self
             .search
