@@ -133,6 +133,11 @@ impl Prover {
         }
     }
 
+    /// The tables the prover reads.
+    pub fn tables(&self) -> &Arc<Tables> {
+        &self.tables
+    }
+
     /// Nodes the last proof expanded ([`Prover::secures`]).
     pub fn nodes(&self) -> u64 {
         self.nodes

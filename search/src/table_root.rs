@@ -3,8 +3,9 @@
 //! proven result, then narrow every move's interval of board seeds, and the player plays only
 //! among the moves proven best by seeds where there are any.
 
-use oware_egtb::{Analysis, PROOF_DEPTH, Prover, Tables, kept_moves, narrow_moves, prove_moves};
+use oware_egtb::{Analysis, PROOF_DEPTH, Prover, kept_moves, narrow_moves, prove_moves};
 use oware_engine::{Game, Move};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Nodes the proofs of one move may visit, over all its root moves (see [`oware_egtb::Prover`]).
@@ -31,16 +32,16 @@ pub const CONTESTED_PROOF_NODES: u64 = oware_egtb::JUDGE_PROOF_NODES;
 /// 4. The moves proven best by seeds where there are any, else the kept moves no other move is
 ///    sure to beat by seeds ([`best_by_seeds`]).
 ///
-/// No proof runs after `deadline`.
+/// The tables are the prover's. No proof runs after `deadline`.
 pub fn table_root_moves(
-    tables: &Tables,
     prover: &mut Prover,
     game: &Game,
     deadline: Option<Instant>,
 ) -> Option<Vec<Move>> {
+    let tables = Arc::clone(prover.tables());
     let proofs = prover.moves(game, PROOF_DEPTH, PROOF_NODES, deadline)?;
     let kept = kept_moves(&proofs);
-    let (mut analysis, _) = prove_moves(tables, prover, game, SEED_PROOF_NODES, deadline)?;
+    let (mut analysis, _) = prove_moves(&tables, prover, game, SEED_PROOF_NODES, deadline)?;
     let contested = analysis.best_moves();
     if analysis.optimal_moves().is_empty() && contested.len() > 1 {
         // The moves that may be best overlap: narrow them again from where the first round

@@ -276,19 +276,20 @@ impl<'a> Driver<'a> {
         let results = search
             .search_some(side.evaluator.as_ref(), &mut self.rng, &wanted)
             .map_err(|e| format!("player {}: {e}", side.name))?;
-        let allowed: Vec<Option<Vec<Move>>> = match &side.tables {
-            Some(tables) => pool.install(|| {
+        let allowed: Vec<Option<Vec<Move>>> = if side.tables.is_some() {
+            pool.install(|| {
                 self.slots
                     .par_iter_mut()
                     .enumerate()
                     .map(|(slot, live)| {
                         let live = live.as_mut().filter(|_| wanted[slot])?;
                         let prover = live.provers[k].as_mut()?;
-                        table_root_moves(tables, prover, &live.game, None)
+                        table_root_moves(prover, &live.game, None)
                     })
                     .collect()
-            }),
-            None => Vec::new(),
+            })
+        } else {
+            Vec::new()
         };
         let share = started.elapsed() / count as u32;
         let mut moves = Vec::with_capacity(count);

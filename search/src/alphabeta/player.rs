@@ -171,11 +171,10 @@ impl AlphaBetaPlayer {
             ^ (game.ply() as u64).rotate_left(32);
         order.shuffle(&mut SmallRng::seed_from_u64(mix));
         let started = Instant::now();
-        let tables = self.searcher.tables().cloned();
-        let kept = self.prover.as_mut().zip(tables).and_then(|(p, tables)| {
+        let kept = self.prover.as_mut().and_then(|p| {
             // A timed search gives the proofs at most half its time.
             let deadline = millis.map(|ms| started + Duration::from_millis(ms / 2));
-            table_root_moves(&tables, p, game, deadline)
+            table_root_moves(p, game, deadline)
         });
         let millis = millis.map(|ms| {
             let spent = started.elapsed().as_millis() as u64;

@@ -251,8 +251,8 @@ pub struct MctsPlayer<E> {
     stop: Option<Arc<AtomicBool>>,
     rng: SmallRng,
     name: String,
-    /// Endgame tables and the prover of their root proofs ([`MctsPlayer::with_tables`]).
-    tables: Option<(Arc<Tables>, Prover)>,
+    /// The prover of the root proofs over the endgame tables ([`MctsPlayer::with_tables`]).
+    prover: Option<Prover>,
 }
 
 impl<E: Evaluator + Send> MctsPlayer<E> {
@@ -267,7 +267,7 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
             stop: None,
             rng: SmallRng::seed_from_u64(seed),
             name,
-            tables: None,
+            prover: None,
         })
     }
 
@@ -277,8 +277,7 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
     /// search gives the proofs at most half its time. The evaluator should also know the
     /// tables ([`crate::TableEvaluator`]).
     pub fn with_tables(mut self, tables: Arc<Tables>) -> Self {
-        let prover = Prover::new(Arc::clone(&tables));
-        self.tables = Some((tables, prover));
+        self.prover = Some(Prover::new(tables));
         self
     }
 
@@ -333,18 +332,18 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         self.search.set_game(game);
         let leaves = self.search.config().leaves_per_tree;
         let sim_budget = budget(self.search.config().sims, self.time, limits);
-        let allowed = self.tables.as_mut().and_then(|(tables, prover)| {
+        let allowed = self.prover.as_mut().and_then(|prover| {
             let deadline = match sim_budget {
                 SimBudget::Timed { millis, .. } => Some(start + Duration::from_millis(millis / 2)),
                 SimBudget::Sims(_) => None,
             };
-            table_root_moves(tables, prover, game, deadline)
+            table_root_moves(prover, game, deadline)
         });
         let proofs_took = start.elapsed();
         let (first_plan, mut clock) = match sim_budget {
             SimBudget::Sims(n) => (n, None),
             SimBudget::Timed { millis, cap } => {
-                let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+                let spent = u64::try_from(proofs_took.as_millis()).unwrap_or(u64::MAX);
                 let millis = millis.saturating_sub(spent).max(1);
                 // The first plan: from the rate of the last timed search, else enough passes
                 // that the first few (after which the plan is re-made) stay in the first
