@@ -117,19 +117,9 @@ pub fn narrow_moves(
             hi: c + child_n - lo,
         };
     }
+    let best_lo = analysis.secured().unwrap_or(0);
+    let best_hi = analysis.attainable().unwrap_or(0);
     let b = &mut analysis.probe.bounds;
-    let best_lo = analysis
-        .moves
-        .iter()
-        .map(|m| m.bounds.lo)
-        .max()
-        .unwrap_or(0);
-    let best_hi = analysis
-        .moves
-        .iter()
-        .map(|m| m.bounds.hi)
-        .max()
-        .unwrap_or(0);
     *b = Bounds {
         lo: b.lo.max(best_lo),
         hi: b.hi.min(best_hi).max(b.lo.max(best_lo)),

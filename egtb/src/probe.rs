@@ -115,9 +115,32 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The most board seeds some move is sure to secure (the highest low end), or `None`
+    /// when the position has no legal move.
+    pub fn secured(&self) -> Option<u8> {
+        self.moves.iter().map(|m| m.bounds.lo).max()
+    }
+
+    /// The most board seeds some move may secure (the highest high end), or `None` when the
+    /// position has no legal move.
+    pub fn attainable(&self) -> Option<u8> {
+        self.moves.iter().map(|m| m.bounds.hi).max()
+    }
+
+    /// The moves sure to secure [`Analysis::secured`] seeds: each keeps at least the best
+    /// result the position is sure of, whatever the others turn out to be worth.
+    pub fn securing_moves(&self) -> Vec<Move> {
+        let top = self.secured();
+        self.moves
+            .iter()
+            .filter(|m| Some(m.bounds.lo) == top)
+            .map(|m| m.mv)
+            .collect()
+    }
+
     /// The moves that may be best: no other move is sure to do better.
     pub fn best_moves(&self) -> Vec<Move> {
-        let top = self.moves.iter().map(|m| m.bounds.lo).max().unwrap_or(0);
+        let top = self.secured().unwrap_or(0);
         self.moves
             .iter()
             .filter(|m| m.bounds.hi >= top)
@@ -127,7 +150,7 @@ impl Analysis {
 
     /// The moves sure to be best: each does at least as well as any other could.
     pub fn optimal_moves(&self) -> Vec<Move> {
-        let top = self.moves.iter().map(|m| m.bounds.hi).max().unwrap_or(0);
+        let top = self.attainable().unwrap_or(0);
         self.moves
             .iter()
             .filter(|m| m.bounds.lo >= top)

@@ -79,13 +79,7 @@ pub(crate) fn best_by_seeds(analysis: &Analysis, kept: Vec<Move>) -> Vec<Move> {
     if !narrowed.is_empty() {
         return narrowed;
     }
-    let top = analysis.moves.iter().map(|m| m.bounds.lo).max();
-    let securing: Vec<Move> = analysis
-        .moves
-        .iter()
-        .filter(|m| Some(m.bounds.lo) == top)
-        .map(|m| m.mv)
-        .collect();
+    let securing = analysis.securing_moves();
     if securing.is_empty() { kept } else { securing }
 }
 

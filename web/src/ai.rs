@@ -286,7 +286,7 @@ fn table_mark(
         return None;
     }
     let own = u32::from(analysis.probe.captured_own);
-    let sure = analysis.moves.iter().map(|m| m.bounds.lo).max()?;
+    let sure = analysis.secured()?;
     let left = analysis.moves.iter().find(|m| m.mv == mv)?.bounds.hi;
     let (from, to) = (
         Outcome::of_total(own + u32::from(sure)),
