@@ -38,6 +38,13 @@ pub const AUTO: &str = "auto";
 /// of the default used these (`docs/results/2026-12-05-changes-harvest-levers.md`).
 pub const AUTO_TABLE_SEEDS: usize = 14;
 
+/// The tables of `selfplay.egtb = "auto"` settle their open entries by exact search up to 6
+/// seeds, one fewer than `oware egtb build` ([`oware_egtb::DEFAULT_EXACT_UP_TO`]): the seventh
+/// table's exact search would make a user's first training run wait about 40 s more, for
+/// self-play that the tables have not measurably strengthened
+/// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`).
+pub const AUTO_EXACT_UP_TO: u8 = 6;
+
 /// The directory of `selfplay.egtb = "auto"`: `$XDG_CACHE_HOME/oware/egtb`, else
 /// `$HOME/.cache/oware/egtb`.
 ///
@@ -79,8 +86,12 @@ pub fn load_auto() -> anyhow::Result<Tables> {
             );
         }
     };
-    let (_, tables) =
-        oware_egtb::build_tables(&dir, AUTO_TABLE_SEEDS, &announce).with_context(|| {
+    let options = oware_egtb::SolveOptions {
+        exact_up_to: AUTO_EXACT_UP_TO,
+        ..Default::default()
+    };
+    let (_, tables) = oware_egtb::build_tables_with(&dir, AUTO_TABLE_SEEDS, &options, &announce)
+        .with_context(|| {
             format!(
                 "building the endgame tables of selfplay.egtb = \"auto\" in {}",
                 dir.display()
