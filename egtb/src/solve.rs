@@ -82,8 +82,15 @@ pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
 
 impl Default for SolveOptions {
     fn default() -> SolveOptions {
+        SolveOptions::exact_up_to(DEFAULT_EXACT_UP_TO)
+    }
+}
+
+impl SolveOptions {
+    /// The default options with the exact search in the tables of up to `seeds` seeds.
+    pub const fn exact_up_to(seeds: u8) -> SolveOptions {
         SolveOptions {
-            exact_up_to: DEFAULT_EXACT_UP_TO,
+            exact_up_to: seeds,
             node_budget: DEFAULT_NODE_BUDGET,
         }
     }

@@ -699,10 +699,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         // The exact search of 0..=6 seeds only: the seventh table's costs 40 s, and the test
         // needs table play, not more exact entries.
-        let options = oware_egtb::SolveOptions {
-            exact_up_to: 6,
-            ..Default::default()
-        };
+        let options = oware_egtb::SolveOptions::exact_up_to(6);
         oware_egtb::build_tables_with(dir.path(), max, &options, &|_| {}).expect("tables build");
         let mut config = tiny();
         config.selfplay.workers = 2;

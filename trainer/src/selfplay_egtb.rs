@@ -86,10 +86,7 @@ pub fn load_auto() -> anyhow::Result<Tables> {
             );
         }
     };
-    let options = oware_egtb::SolveOptions {
-        exact_up_to: AUTO_EXACT_UP_TO,
-        ..Default::default()
-    };
+    let options = oware_egtb::SolveOptions::exact_up_to(AUTO_EXACT_UP_TO);
     let (_, tables) = oware_egtb::build_tables_with(&dir, AUTO_TABLE_SEEDS, &options, &announce)
         .with_context(|| {
             format!(
