@@ -192,11 +192,12 @@ impl Components<'_> {
     ///    line repeats one before it, until a capture, an exit from the component or a
     ///    position whose all-history bound (valid after any history) carries the rest.
     /// 2. **Exact search.** With [`Components::exact`], every member still open is searched
-    ///    from an empty history ([`Search`]) within the node budget, windowed by
-    ///    its fixpoint interval, first with a small share of the budget and then, for those
-    ///    still open, with all of it; what the search settles is stored, the rest keeps the
-    ///    fixpoints. Inside a search, a node whose result no repetition above it touched
-    ///    narrows its own entry interval too ([`Search::value`]).
+    ///    from an empty history ([`Search`]) within the node budget by null-window probes
+    ///    that halve its fixpoint interval, first with a small share of the budget and then,
+    ///    for those still open, with all of it; every probe's answer narrows the stored
+    ///    interval, and what no probe settles keeps the narrowest interval found. Inside a
+    ///    search, a node whose result no repetition above it touched narrows its own entry
+    ///    interval too ([`Search::value`]).
     fn solve_entries(&self, members: &[u32], id: u32, ids: &[u32]) {
         let n = self.n;
         let par = members.len() >= PARALLEL;
@@ -279,10 +280,30 @@ impl Components<'_> {
                 aborted: false,
             };
             search.path.push(v);
-            let (r, _) = search.value(v, l as i16 - 1, h as i16 + 1);
+            // Null-window probes, halving the interval: each asks only "at least t?", which
+            // cuts far more of the tree than one search for the exact value, and each answer
+            // narrows the stored interval even when a later probe runs out of budget.
+            let (mut l, mut h) = (l as i16, h as i16);
+            let mut became_exact = false;
+            while l < h {
+                let t = (l + h + 1) / 2;
+                let (r, _) = search.value(v, t - 1, t);
+                if search.aborted {
+                    break;
+                }
+                if r >= t {
+                    l = r.min(h);
+                } else {
+                    h = r.max(l);
+                }
+                became_exact |= self.narrow_entry(v, l, h);
+                // Other roots' searches may have narrowed it further meanwhile.
+                let (sl, sh) = unpack(self.entry[v as usize].load(Relaxed));
+                (l, h) = (sl as i16, sh as i16);
+            }
             self.searched.fetch_add(first_look as u64, Relaxed);
             self.search_nodes.fetch_add(search.nodes, Relaxed);
-            if !search.aborted && (l as i16) <= r && r <= h as i16 && self.narrow_entry(v, r, r) {
+            if became_exact {
                 self.settled.fetch_add(1, Relaxed);
             }
         };
