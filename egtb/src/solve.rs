@@ -71,11 +71,12 @@ pub struct SolveOptions {
     pub node_budget: u64,
 }
 
-/// The default [`SolveOptions::exact_up_to`]: the exact search of table 7 takes about 40 s on
-/// 2 cores and settles all but 184 of its 31,824 entries (85.3% exact without it), and since a
-/// capture takes at least two seeds its exact values reach table 9 and up (table 9: 84.0% exact
+/// The default [`SolveOptions::exact_up_to`]: the exact search of table 7 takes about 25 s on
+/// 2 cores and settles all but 94 of its 31,824 entries (85.3% exact without it), and since a
+/// capture takes at least two seeds its exact values reach table 9 and up (table 9: 84.1% exact
 /// against 71.3%). Table 8 at the same budget takes over ten minutes
-/// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`).
+/// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`,
+/// `docs/results/2026-12-06-exact-search-probes.md`).
 pub const DEFAULT_EXACT_UP_TO: u8 = 7;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
