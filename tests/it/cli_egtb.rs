@@ -377,6 +377,13 @@ fn selfplay_and_training_use_the_tables() {
         "schedule.max_steps=10",
     ]);
     assert!(o.status.success(), "{}", text(&o));
+    // The end of the run says how many games the tables finished (any number, even 0, in 10
+    // steps of a fresh network).
+    assert!(
+        text(&o).contains("of this process's games finished by table play"),
+        "{}",
+        text(&o)
+    );
     let config = std::fs::read_to_string(run.join("config.toml")).expect("config.toml");
     assert!(config.contains(&format!("egtb = \"{d}\"")), "{config}");
     let missing = root.join("none");

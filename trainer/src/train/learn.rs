@@ -362,8 +362,18 @@ impl<'a, 'b> Learning<'a, 'b> {
         if saves {
             self.checkpoint()?;
         }
+        // With tables, how many of this process's own games they finished (the broker's
+        // workers count theirs in their own summaries).
+        let tables = if self.ctx.config.selfplay.egtb.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} of this process's games finished by table play)",
+                self.ctx.stats.table_games.load(Ordering::Relaxed)
+            )
+        };
         self.progress.note(&format!(
-            "stopped at step {step} after {:.1} min; {} self-play games; latest checkpoint {}",
+            "stopped at step {step} after {:.1} min; {} self-play games{tables}; latest checkpoint {}",
             self.state.counters.elapsed_secs / 60.0,
             self.state.meta.games,
             last_good(self.ctx.run)
