@@ -14,7 +14,7 @@
 use super::bits::Bits;
 use super::bounds::Bounds;
 use super::index::{Boards, unrank};
-use super::successors::{Successor, successors};
+use super::successors::{Successor, own_row, successors};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
@@ -197,7 +197,9 @@ impl Components<'_> {
     ///    for those still open, with all of it; every probe's answer narrows the stored
     ///    interval, and what no probe settles keeps the narrowest interval found. Inside a
     ///    search, a node whose result no repetition above it touched narrows its own entry
-    ///    interval too ([`Search::value`]).
+    ///    interval too ([`Search::value`]), and every node is cut by its entry interval
+    ///    widened by what the path's repetitions could give ([`Search::history_bounds`]), so
+    ///    each entry settled helps the searches after it.
     fn solve_entries(&self, members: &[u32], id: u32, ids: &[u32]) {
         let n = self.n;
         let par = members.len() >= PARALLEL;
@@ -275,11 +277,12 @@ impl Components<'_> {
                 id,
                 ids,
                 path: Vec::with_capacity(64),
+                rows: Vec::with_capacity(64),
                 nodes: 0,
                 budget,
                 aborted: false,
             };
-            search.path.push(v);
+            search.push(v, own_row(&self.board(v)));
             // Null-window probes, halving the interval: each asks only "at least t?", which
             // cuts far more of the tree than one search for the exact value, and each answer
             // narrows the stored interval even when a later probe runs out of budget.
@@ -307,9 +310,9 @@ impl Components<'_> {
                 self.settled.fetch_add(1, Relaxed);
             }
         };
-        // Each search reads only final values and the all-history intervals; an entry value
-        // holds after an empty history only, so no search uses another's to cut, only to order
-        // its moves and to skip the roots already settled. A first round with a small budget
+        // Each search cuts by the all-history intervals and by the entry intervals widened by
+        // what a repetition of the path could give ([`Search::history_bounds`]), so every entry
+        // settled or narrowed meanwhile helps the searches after it. A first round with a small budget
         // settles the easy roots (and what they meet inside) before the hard ones get the
         // whole budget.
         let first = (self.node_budget / FIRST_ROUND_SHARE).max(1);
@@ -443,7 +446,9 @@ impl Components<'_> {
 /// the entry): a quiet move back to a position of the path with the same side to move ends
 /// the game (each side takes its row), a move out of the component or a capture is worth the
 /// child's entry value, and each node is cut short by its all-history interval, which holds
-/// after the path. Nothing is stored between nodes: scores depend on the path.
+/// after the path, and by its entry interval widened by what a repetition of the path could
+/// give ([`Search::history_bounds`]). Nothing is stored between nodes: scores depend on the
+/// path.
 struct Search<'c, 'a> {
     comps: &'c Components<'a>,
     id: u32,
@@ -451,6 +456,9 @@ struct Search<'c, 'a> {
     /// The positions since the entry (the entry first); the one at depth `d` has the entry's
     /// mover to move when `d` is even.
     path: Vec<u32>,
+    /// Per position of the path: the least and the most seeds on its mover's row among the
+    /// path's positions up to it with the same side to move (see [`Search::history_bounds`]).
+    rows: Vec<(u8, u8)>,
     nodes: u64,
     /// The most nodes this search may visit.
     budget: u64,
@@ -459,6 +467,57 @@ struct Search<'c, 'a> {
 }
 
 impl Search<'_, '_> {
+    /// Appends `q`, whose mover has `row` seeds on its row, to the path.
+    #[inline]
+    fn push(&mut self, q: u32, row: u8) {
+        let d = self.path.len();
+        let (lo, hi) = match d.checked_sub(2) {
+            Some(i) => {
+                let (l, h) = self.rows[i];
+                (l.min(row), h.max(row))
+            }
+            None => (row, row),
+        };
+        self.path.push(q);
+        self.rows.push((lo, hi));
+    }
+
+    /// Removes the last position of the path.
+    #[inline]
+    fn pop(&mut self) {
+        self.path.pop();
+        self.rows.pop();
+    }
+
+    /// Bounds on the value, for its mover, of the last position of the path after the path,
+    /// from its entry interval `(el, eh)` (its value after an empty history).
+    ///
+    /// The mover can play the strategy that secures at least `el` after an empty history: the
+    /// game goes as it would there until a move repeats a position played before the last one,
+    /// which ends it with each side taking its row. So the value after the path is at least
+    /// the smaller of `el` and the least such an ending gives the mover, and likewise at most
+    /// the larger of `eh` and the most an ending gives it. A position of the path with the
+    /// same side to move gives the mover its own row, one with the other side to move the
+    /// rest. Both bounds hold after any shorter history too (fewer endings), which keeps the
+    /// harvest of [`Search::value`] sound.
+    #[inline]
+    fn history_bounds(&self, el: u8, eh: u8) -> (i16, i16) {
+        let n = self.comps.n;
+        let d = self.path.len() - 1;
+        let (mut lo, mut hi) = (el, eh);
+        if let Some(i) = d.checked_sub(2) {
+            // Earlier positions with this mover to move: it takes their mover's row.
+            let (l, h) = self.rows[i];
+            (lo, hi) = (lo.min(l), hi.max(h));
+        }
+        if let Some(i) = d.checked_sub(1) {
+            // Positions with the other side to move: the mover takes the other row.
+            let (l, h) = self.rows[i];
+            (lo, hi) = (lo.min(n - h), hi.max(n - l));
+        }
+        (lo as i16, hi as i16)
+    }
+
     /// The value of the last position of the path (`v`) for its mover: exact when it lies
     /// strictly between `alpha` and `beta`, an upper bound when at most `alpha`, a lower bound
     /// when at least `beta` (fail-soft alpha-beta); and the shallowest index of the path that a
@@ -481,8 +540,11 @@ impl Search<'_, '_> {
             return (0, NONE);
         }
         let (lo, hi) = unpack(c.state[v as usize].load(Relaxed));
-        let (lo, hi) = (lo as i16, hi as i16);
-        if lo == hi || lo >= beta || hi <= alpha {
+        let (el, eh) = unpack(c.entry[v as usize].load(Relaxed));
+        let (pl, ph) = self.history_bounds(el, eh);
+        let (lo, hi) = ((lo as i16).max(pl), (hi as i16).min(ph));
+        debug_assert!(lo <= hi, "sound bounds of one value cannot cross");
+        if lo >= hi || lo >= beta || hi <= alpha {
             return (if hi <= alpha { hi } else { lo }, NONE);
         }
         let board = c.board(v);
@@ -501,7 +563,7 @@ impl Search<'_, '_> {
         // likeliest to be bad for its mover first.
         let depth = self.path.len();
         let mut reached = NONE;
-        let mut open: [(u8, u32); 6] = [(0, 0); 6];
+        let mut open: [(u8, u32, u8); 6] = [(0, 0, 0); 6];
         let mut m = 0;
         for s in &succ[..k] {
             let Successor::Quiet { index, row, .. } = *s else {
@@ -526,7 +588,7 @@ impl Search<'_, '_> {
             } else {
                 // The child's entry interval guesses its value best: the lowest first.
                 let (el, eh) = unpack(c.entry[q as usize].load(Relaxed));
-                open[m] = (eh + el, q);
+                open[m] = (eh + el, q, row);
                 m += 1;
                 continue;
             };
@@ -537,10 +599,10 @@ impl Search<'_, '_> {
             alpha = alpha.max(best);
             let open = &mut open[..m];
             open.sort_unstable();
-            for &(_, q) in open.iter() {
-                self.path.push(q);
+            for &(_, q, row) in open.iter() {
+                self.push(q, row);
                 let (r, back) = self.value(q, n as i16 - beta, n as i16 - alpha);
-                self.path.pop();
+                self.pop();
                 if self.aborted {
                     return (0, NONE);
                 }
