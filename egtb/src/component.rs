@@ -527,7 +527,8 @@ impl Search<'_, '_> {
     /// every node searched had the same moves and every leaf the same score as with an empty
     /// history at `v`, so the result bounds `v`'s entry value the same way, and it narrows the
     /// stored entry interval (shared work across roots: an open entry met inside another
-    /// entry's search is often settled there). It is never used to cut another search.
+    /// entry's search is often settled there); the searches after it cut by it through
+    /// [`Search::history_bounds`].
     fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> (i16, usize) {
         const NONE: usize = usize::MAX;
         let c = self.comps;

@@ -97,8 +97,9 @@
 //! position whose all-history bound (true after any history) carries the rest. In the tables
 //! of up to [`SolveOptions::exact_up_to`] seeds the entries left open are then settled by an
 //! exact search of (position, path since the entry) inside the component, windowed by the
-//! fixpoints and cut by the all-history intervals, within [`SolveOptions::node_budget`] nodes
-//! each; what it cannot settle keeps the fixpoint interval.
+//! fixpoints and cut by the all-history intervals and by the entry intervals widened by what a
+//! repetition of the path could give, within [`SolveOptions::node_budget`] nodes each; what it
+//! cannot settle keeps the narrowest interval it proved.
 //!
 //! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
 //! move back to a position seen since the last capture is exact. [`Prover`] goes further: it

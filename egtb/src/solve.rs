@@ -71,13 +71,13 @@ pub struct SolveOptions {
     pub node_budget: u64,
 }
 
-/// The default [`SolveOptions::exact_up_to`]: the exact search of table 7 takes about 25 s on
-/// 2 cores and settles all but 94 of its 31,824 entries (85.3% exact without it), and since a
-/// capture takes at least two seeds its exact values reach table 9 and up (table 9: 84.1% exact
-/// against 71.3%). Table 8 at the same budget takes over ten minutes
-/// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`,
-/// `docs/results/2026-12-06-exact-search-probes.md`).
-pub const DEFAULT_EXACT_UP_TO: u8 = 7;
+/// The default [`SolveOptions::exact_up_to`]: the exact search of table 8 takes about 205 s
+/// on 2 cores and settles all but 2,822 of its 75,582 entries (72% exact by the fixpoints
+/// alone), and since a capture takes at least two seeds its exact values reach table 10 and up
+/// (table 10: 94.8% exact against 81.0% with the search stopped at 7 seeds, table 20: 76.0%
+/// against 65.6%). The whole build of 0..=20 seeds then takes about 13 minutes on a 2-core
+/// machine (`docs/results/2026-12-06-history-bounds.md`).
+pub const DEFAULT_EXACT_UP_TO: u8 = 8;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
 
