@@ -312,9 +312,9 @@ impl Components<'_> {
         };
         // Each search cuts by the all-history intervals and by the entry intervals widened by
         // what a repetition of the path could give ([`Search::history_bounds`]), so every entry
-        // settled or narrowed meanwhile helps the searches after it. A first round with a small budget
-        // settles the easy roots (and what they meet inside) before the hard ones get the
-        // whole budget.
+        // settled or narrowed meanwhile helps the searches after it. A first round with a
+        // small budget settles the easy roots (and what they meet inside) before the hard ones
+        // get the whole budget.
         let first = (self.node_budget / FIRST_ROUND_SHARE).max(1);
         let two_rounds = first < self.node_budget;
         if two_rounds {

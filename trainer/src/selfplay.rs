@@ -697,8 +697,8 @@ mod tests {
     fn with_tables_games_end_by_table_play_and_targets_follow_the_tables() {
         let max = 10;
         let dir = tempfile::tempdir().expect("temp dir");
-        // The exact search of 0..=6 seeds only: the seventh table's costs 25 s, and the test
-        // needs table play, not more exact entries.
+        // The exact search of 0..=6 seeds only: the seventh and eighth tables' cost minutes,
+        // and the test needs table play, not more exact entries.
         let options = oware_egtb::SolveOptions::exact_up_to(6);
         oware_egtb::build_tables_with(dir.path(), max, &options, &|_| {}).expect("tables build");
         let mut config = tiny();

@@ -537,7 +537,7 @@ mod tests {
         const MAX: usize = 10;
         let mut solved: Vec<oware_egtb::Table> = Vec::new();
         // The exact search of 0..=6 seeds, as before the default grew: this test needs the
-        // root proofs, not the seventh table's exact entries (25 s more).
+        // root proofs, not the seventh and eighth tables' exact entries (minutes more).
         let options = oware_egtb::SolveOptions::exact_up_to(6);
         for n in 0..=MAX as u8 {
             let (t, _) = oware_egtb::solve_table_with(n, &solved, &options, &|_| {});

@@ -25,7 +25,8 @@ pub(super) fn built_tables(test: &str) -> (std::path::PathBuf, Tables) {
         &SEEDS.to_string(),
         "--egtb",
         tb_arg,
-        // The seventh table's exact search (25 s) is not what these tests are about.
+        // The seventh and eighth tables' exact searches (minutes) are not what these tests
+        // are about.
         "--exact-up-to",
         "6",
     ]);
