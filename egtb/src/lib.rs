@@ -131,7 +131,7 @@ pub use file::{
 pub use index::{Boards, MAX_TABLE_SEEDS, rank, rank_from, table_len, unrank};
 pub use judge::{JUDGE_PROOF_NODES, Verdict, judge, narrow_moves, prove_moves};
 pub use perfect::{keeping_move, perfect_move};
-pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables};
+pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables, repeat_rows};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves, proof_depth};
 pub use solve::{
     DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, SolveEvent, SolveOptions, SolveStats, entry_bounds,

@@ -9,6 +9,7 @@ use super::table::Table;
 use oware_engine::Game;
 use oware_engine::Move;
 use oware_engine::Position;
+use oware_engine::Side;
 use std::path::{Path, PathBuf};
 
 /// The result of a game for one side.
@@ -159,6 +160,17 @@ impl Analysis {
     }
 }
 
+/// The least and the most seeds `side` holds on its row over the positions of `keys`
+/// ([`Position::key`]), `None` when there are none: what `side` takes if the game ends by
+/// repeating one of them ([`Tables::bounds_after`]).
+#[inline]
+pub fn repeat_rows(keys: &[u128], side: Side) -> Option<(u8, u8)> {
+    keys.iter().fold(None, |acc, &k| {
+        let r = Position::key_row_seeds(k, side);
+        Some(acc.map_or((r, r), |(a, b): (u8, u8)| (a.min(r), b.max(r))))
+    })
+}
+
 /// The tables of 0, 1, …, `max` seeds, loaded from one directory.
 #[derive(Clone, Debug)]
 pub struct Tables {
@@ -239,6 +251,47 @@ impl Tables {
         Some(entry_of(&self.tables, n as u8, index))
     }
 
+    /// The interval of `pos` after the history since the last capture, which `repeats`
+    /// describes: the least and the most seeds `pos`'s mover holds on its row in the positions
+    /// played since that capture before `pos` ([`repeat_rows`]), `None` when there are none
+    /// (then it is the entry interval, [`Tables::entry`]).
+    ///
+    /// The mover can play the strategy that secures the entry interval's `lo` after an empty
+    /// history: the game goes as it would there until a move repeats a position played before
+    /// `pos`, which ends it with each side taking its row. So after this history the mover
+    /// secures at least the smaller of `lo` and the least row, and likewise the opponent holds
+    /// it to at most the larger of `hi` and the most. That interval is narrowed by the stored
+    /// one, which holds after every history.
+    #[inline]
+    pub fn bounds_after(&self, pos: &Position, repeats: Option<(u8, u8)>) -> Option<Bounds> {
+        let Some((least, most)) = repeats else {
+            return self.entry(pos);
+        };
+        let stored = self.bounds(pos)?;
+        if stored.is_exact() {
+            return Some(stored);
+        }
+        let entry = self.entry(pos)?;
+        Some(Bounds {
+            lo: entry.lo.min(least).max(stored.lo),
+            hi: entry.hi.max(most).min(stored.hi),
+        })
+    }
+
+    /// [`Tables::bounds_after`] with the captured totals.
+    #[inline]
+    pub fn probe_after(&self, pos: &Position, repeats: Option<(u8, u8)>) -> Option<Probe> {
+        let bounds = self.bounds_after(pos, repeats)?;
+        let me = pos.to_move().index();
+        let cap = pos.captured();
+        Some(Probe {
+            bounds,
+            seeds: pos.board().iter().sum(),
+            captured_own: cap[me],
+            captured_other: cap[1 - me],
+        })
+    }
+
     /// Whether every loaded table holds entry values (format version 4 on).
     pub fn has_entries(&self) -> bool {
         self.tables.iter().all(Table::has_entries)
@@ -271,10 +324,10 @@ impl Tables {
 
     /// Every legal move of the game's position with its interval, using the game's history:
     /// a quiet move back to a position seen since the last capture ends the game (each side
-    /// its row) and is exact, and a capture leads to a position with an empty history, whose
-    /// first move cannot repeat (its entry interval holds). The position's interval is the best
-    /// of its moves', narrowed by the stored one, or by its entry interval when nothing was
-    /// played since the last capture. `None` when the game is over or the board is not covered.
+    /// its row) and is exact, a capture leads to a position with an empty history, whose
+    /// first move cannot repeat (its entry interval holds), and any other quiet move takes
+    /// its interval after the history ([`Tables::bounds_after`]). The position's interval is
+    /// the best of its moves', narrowed by its own interval after the history. `None` when the game is over or the board is not covered.
     pub fn analyse(&self, game: &Game) -> Option<Analysis> {
         if game.is_over() {
             return None;
@@ -297,7 +350,8 @@ impl Tables {
                     // cannot repeat.
                     self.entry(&child)?
                 } else {
-                    self.bounds(&child)?
+                    // Its history is this one, the position itself included.
+                    self.bounds_after(&child, repeat_rows(seen, child.to_move()))?
                 };
                 let b = stored.flip(child_n);
                 (
@@ -314,13 +368,10 @@ impl Tables {
                 repeats,
             });
         }
-        // The moves' best and the stored interval both hold after this history; right after a
-        // capture (or at the start) so does the entry interval.
-        let stored = if seen.len() <= 1 {
-            self.entry(&pos)?
-        } else {
-            probe.bounds
-        };
+        // The moves' best and the interval after this history both hold (the entry interval
+        // right after a capture or at the start).
+        let before = &seen[..seen.len().saturating_sub(1)];
+        let stored = self.bounds_after(&pos, repeat_rows(before, pos.to_move()))?;
         probe.bounds = Bounds {
             lo: moves
                 .iter()

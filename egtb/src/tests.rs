@@ -1,6 +1,7 @@
 //! The tables against an exact brute-force solver of the real game, and hand-built positions.
 
 use super::brute::{BruteSolver, random_history, sampled_game, south_to_move};
+use super::probe::repeat_rows;
 use super::*;
 use oware_engine::Game;
 use oware_engine::Move;
@@ -141,6 +142,49 @@ fn intervals_hold_after_histories_and_their_ends_are_reached() {
         lo_reached * 2 > inexact && hi_reached * 3 > inexact,
         "{lo_reached} {hi_reached} of {inexact}"
     );
+}
+
+#[test]
+fn intervals_after_a_history_hold_the_real_games_value() {
+    // Every board of 2 and 3 seeds after random quiet histories: the entry interval widened by
+    // the rows a repetition of the history would give holds the value after that history.
+    let tb = set();
+    let mut solver = BruteSolver::new();
+    let mut rng = SmallRng::seed_from_u64(21);
+    let (mut histories, mut narrower) = (0u64, 0u64);
+    for n in 2..=SOLVED_BY_BRUTE_FORCE {
+        let t = &tables()[n as usize];
+        for (_, board) in Boards::new(n as usize, 0, t.len()) {
+            for _ in 0..12 {
+                let Some((start, houses)) = random_history(&board, n, &mut rng) else {
+                    continue;
+                };
+                let mut game = Game::from_position(south(start), u32::MAX);
+                for &h in &houses {
+                    game.play(Move::from_relative(game.to_move(), h))
+                        .expect("legal");
+                }
+                let pos = *game.position();
+                let seen = game.seen_since_capture();
+                let repeats = repeat_rows(&seen[..seen.len() - 1], pos.to_move());
+                let b = tb.bounds_after(&pos, repeats).expect("covered");
+                histories += 1;
+                assert!(
+                    solver.secures_after(&start, n, b.lo, &houses),
+                    "n={n} {start:?} {houses:?} {b:?}"
+                );
+                assert!(
+                    !solver.secures_after(&start, n, b.hi + 1, &houses),
+                    "n={n} {start:?} {houses:?} {b:?}"
+                );
+                narrower += u64::from(b != tb.bounds(&pos).expect("covered"));
+            }
+        }
+    }
+    eprintln!("{narrower} of {histories} intervals narrower than the stored one");
+    assert!(histories > 3000, "{histories}");
+    // The history narrows the interval that holds after every history in many of them.
+    assert!(narrower * 20 > histories, "{narrower} of {histories}");
 }
 
 #[test]

@@ -302,6 +302,15 @@ impl Position {
         let bytes = key.to_le_bytes();
         [bytes[12], bytes[13]]
     }
+
+    /// The seeds on `side`'s row in the board held in a [`Position::key`]: what that side
+    /// takes if the game ends by repeating that position.
+    #[inline]
+    pub const fn key_row_seeds(key: u128, side: Side) -> u8 {
+        let bytes = key.to_le_bytes();
+        let s = side.row_start();
+        bytes[s] + bytes[s + 1] + bytes[s + 2] + bytes[s + 3] + bytes[s + 4] + bytes[s + 5]
+    }
 }
 
 impl fmt::Display for Position {

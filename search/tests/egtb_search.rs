@@ -138,10 +138,28 @@ fn search_nodes_score_inside_their_table_band() {
                 SEED * elo <= estimate && estimate <= SEED * ehi,
                 "{board:?}"
             );
-            for fresh in [false, true] {
-                let (lo, hi) = tb.probe_with(&pos, fresh).expect("covered").margins();
+            // An empty history, any history, and histories whose repeats give the mover
+            // some of the rows.
+            for repeats in [
+                None,
+                Some((0, n)),
+                Some((0, 0)),
+                Some((n, n)),
+                Some((n / 2, n)),
+            ] {
+                let (lo, hi) = tb.probe_after(&pos, repeats).expect("covered").margins();
+                let narrowed = tb.bounds_after(&pos, repeats).expect("covered");
+                assert!(
+                    stored.lo <= narrowed.lo && narrowed.hi <= stored.hi,
+                    "{board:?}"
+                );
+                if repeats.is_none() {
+                    assert_eq!(narrowed, entry, "{board:?}");
+                } else if repeats == Some((0, n)) {
+                    assert_eq!(narrowed, stored, "{board:?}");
+                }
                 for side in [Side::South, Side::North] {
-                    let node = table_node(&tb, &pos, side, fresh).expect("covered");
+                    let node = table_node(&tb, &pos, side, repeats).expect("covered");
                     assert!(node.floor <= node.ceiling);
                     for h in [-5000, -300, 0, 300, 5000] {
                         let s = node.leaf_score(h, estimate);

@@ -21,6 +21,7 @@
 
 use super::{Known, Proof, Prover, slot_of};
 use oware_engine::Position;
+use oware_engine::Side;
 use std::time::Instant;
 
 /// Proof numbers saturate here: "never", for a node that cannot be settled (past the depth
@@ -52,6 +53,9 @@ struct Node {
     expanded: bool,
     /// Plies from the root.
     depth: u16,
+    /// The least and the most seeds on South's row over the positions since the last
+    /// capture up to this one (before the root, the game's real history).
+    rows: (u8, u8),
     /// Proof number of "its mover secures `t`".
     pn: u32,
     /// Disproof number of the same.
@@ -72,9 +76,10 @@ enum Settled {
 
 impl Prover {
     /// What can be said of `pos` (its mover needing `t`) without searching: the threshold,
-    /// the end of the game, the stored interval (the entry interval when `fresh`), and, when
-    /// `fresh`, an answer in the store.
-    fn settled(&self, pos: &Position, fresh: bool, t: i32) -> Settled {
+    /// the end of the game, its interval after its history (the entry interval when `fresh`,
+    /// else narrowed by `rows`, South's least and most row before it since the last capture:
+    /// [`crate::Tables::bounds_after`]), and, when `fresh`, an answer in the store.
+    fn settled(&self, pos: &Position, fresh: bool, rows: (u8, u8), t: i32) -> Settled {
         let n: i32 = pos.board().iter().map(|&x| i32::from(x)).sum();
         if t <= 0 {
             return Settled::Yes;
@@ -93,7 +98,7 @@ impl Prover {
         let bounds = if fresh {
             self.tables.entry(pos)
         } else {
-            self.tables.bounds(pos)
+            self.tables.bounds_after(pos, Some(mover_rows(pos, rows)))
         };
         let Some(b) = bounds else {
             return Settled::Never;
@@ -126,7 +131,23 @@ impl Prover {
         t: i32,
         max_depth: u32,
     ) -> Proof {
-        let root = match self.settled(pos, fresh, t) {
+        // South's rows over the root's history before it (the root's own key last).
+        let before = &seen[..seen.len().saturating_sub(1)];
+        let captured = pos.captured();
+        let root_rows = before
+            .iter()
+            .filter(|&&k| Position::key_captured(k) == captured)
+            .map(|&k| Position::key_row_seeds(k, Side::South))
+            .fold(None, |acc: Option<(u8, u8)>, r| {
+                Some(acc.map_or((r, r), |(a, b)| (a.min(r), b.max(r))))
+            });
+        let root = match (fresh, root_rows) {
+            (false, Some(rows)) => self.settled(pos, false, rows, t),
+            // Nothing before it since the last capture: its entry interval holds.
+            _ => self.settled(pos, true, (0, 0), t),
+        };
+        let own = pos.row_seeds(Side::South);
+        let root = match root {
             Settled::Yes => return Proof::Yes,
             Settled::No => return Proof::No,
             Settled::Never => return Proof::Unknown,
@@ -139,6 +160,7 @@ impl Prover {
                 fresh,
                 expanded: false,
                 depth: 0,
+                rows: root_rows.map_or((own, own), |(a, b)| (a.min(own), b.max(own))),
                 pn,
                 dn,
             },
@@ -218,7 +240,7 @@ impl Prover {
                 }
                 continue;
             }
-            let (pn, dn) = match self.settled(&child, captured, child_t) {
+            let (pn, dn) = match self.settled(&child, captured, node.rows, child_t) {
                 // The opponent secures its threshold here whatever follows: the move fails.
                 Settled::Yes => continue,
                 Settled::No => {
@@ -238,6 +260,14 @@ impl Prover {
                 fresh: captured,
                 expanded: false,
                 depth: node.depth + 1,
+                rows: {
+                    let r = child.row_seeds(Side::South);
+                    if captured {
+                        (r, r)
+                    } else {
+                        (node.rows.0.min(r), node.rows.1.max(r))
+                    }
+                },
                 pn,
                 dn,
             });
@@ -306,5 +336,17 @@ fn update_ancestors(tree: &mut [Node], mut i: usize) {
         }
         (tree[p].pn, tree[p].dn) = (pn, dn);
         i = p;
+    }
+}
+
+/// South's least and most row `rows` as the rows `pos`'s mover would take by repeating a
+/// position they came from (all of a board's seeds lie on the two rows).
+#[inline]
+fn mover_rows(pos: &Position, (lo, hi): (u8, u8)) -> (u8, u8) {
+    if pos.to_move() == Side::South {
+        (lo, hi)
+    } else {
+        let n: u8 = pos.board().iter().sum();
+        (n - hi, n - lo)
     }
 }

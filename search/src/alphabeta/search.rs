@@ -12,7 +12,9 @@
 //! it was reached by. Such scores are never stored: each node learns the lowest entry of the
 //! key stack that a repetition below it matched, and stores its result only when that entry is
 //! the node itself or lies below it (a cycle back to the node is part of the node's own
-//! value).
+//! value). A table node whose band its history since the last capture narrowed
+//! ([`super::TableNode::from_history`]) counts as a repetition of that history's first
+//! position.
 //!
 //! The table is kept from one search to the next, but the game's history is not the same in
 //! each: a stored score assumed the history of the search that stored it. The game's history
@@ -155,6 +157,10 @@ pub struct Searcher {
     history: [u32; 12],
     /// Keys of the positions since the last capture of the game, then of the search path.
     keys: Vec<u128>,
+    /// Per entry of `keys`, the least and the most seeds on South's row over the positions
+    /// from the last capture before it up to it (the rows a repetition would hand out), and
+    /// the index in `keys` of the first of those positions.
+    rows: Vec<(u8, u8, usize)>,
     /// The lowest index of `keys` that a repetition in the subtree being searched matched
     /// ([`NO_REPETITION`] when none did).
     rep_floor: usize,
@@ -206,6 +212,7 @@ impl Searcher {
             qdepth: super::DEFAULT_QDEPTH,
             history: [0; 12],
             keys: Vec::with_capacity(2048),
+            rows: Vec::with_capacity(2048),
             rep_floor: NO_REPETITION,
             filter: vec![0; FILTER_SIZE],
             pv: vec![
@@ -359,6 +366,7 @@ impl Searcher {
             *h /= 8;
         }
         self.keys.clear();
+        self.rows.clear();
         self.filter.fill(0);
         self.rep_floor = NO_REPETITION;
         for &k in game.seen_since_capture() {
@@ -466,13 +474,24 @@ impl Searcher {
     #[inline]
     fn push_key(&mut self, key: u128) {
         self.filter[hash_key(key) as usize & (FILTER_SIZE - 1)] += 1;
+        let row = Position::key_row_seeds(key, Side::South);
+        let rows = match (self.keys.last(), self.rows.last()) {
+            (Some(&k), Some(&(lo, hi, start)))
+                if Position::key_captured(k) == Position::key_captured(key) =>
+            {
+                (lo.min(row), hi.max(row), start)
+            }
+            _ => (row, row, self.keys.len()),
+        };
         self.keys.push(key);
+        self.rows.push(rows);
     }
 
     #[inline]
     fn pop_key(&mut self, key: u128, hash: u64) {
         self.filter[hash as usize & (FILTER_SIZE - 1)] -= 1;
         let popped = self.keys.pop();
+        self.rows.pop();
         debug_assert_eq!(popped, Some(key));
     }
 
@@ -752,21 +771,41 @@ impl Searcher {
         }
         // The tables hold whatever the history (they know no ply limit: not used where the
         // search itself reaches it); see `super::tables`.
+        let mut hist_floor = NO_REPETITION;
         let table = match &self.tables {
             Some(t)
                 if (self.base_ply as u64 + ply as u64 + depth.max(0) as u64)
                     < self.max_plies as u64 =>
             {
-                // Nothing played since the last capture: the parent's captured totals
-                // differ, or there is no parent.
-                let fresh = self
-                    .keys
-                    .last()
-                    .is_none_or(|&k| Position::key_captured(k) != Position::key_captured(key));
-                table_node(t, pos, self.root_side, fresh)
+                // The rows a repetition of a position since the last capture would give the
+                // mover; none when nothing was played since (the parent's captured totals
+                // differ, or there is no parent).
+                let (repeats, start) = match (self.keys.last(), self.rows.last()) {
+                    (Some(&k), Some(&(lo, hi, start)))
+                        if Position::key_captured(k) == Position::key_captured(key) =>
+                    {
+                        if pos.to_move() == Side::South {
+                            (Some((lo, hi)), start)
+                        } else {
+                            // The board's seeds are all on the two rows.
+                            let n = pos.board().iter().sum::<u8>();
+                            (Some((n - hi, n - lo)), start)
+                        }
+                    }
+                    _ => (None, NO_REPETITION),
+                };
+                let node = table_node(t, pos, self.root_side, repeats);
+                if node.is_some_and(|t| t.from_history) {
+                    // Its band holds only after this history, from the stretch's first
+                    // position on: like a repetition of it, nothing above may store a
+                    // score that depends on it (see the module docs).
+                    hist_floor = start;
+                }
+                node
             }
             _ => None,
         };
+        self.rep_floor = self.rep_floor.min(hist_floor);
         let (tb_lo, tb_hi) = table.map_or((-INF, INF), |t| (t.floor, t.ceiling));
         if tb_lo == tb_hi || tb_lo >= beta {
             return tb_lo;
@@ -909,7 +948,7 @@ impl Searcher {
             }
         }
         self.pop_key(key, hash);
-        let floor = self.rep_floor;
+        let floor = self.rep_floor.min(hist_floor);
         self.rep_floor = floor.min(outer_floor);
         let best_score = best_score.clamp(tb_lo, tb_hi);
 

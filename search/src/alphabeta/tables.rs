@@ -15,8 +15,10 @@
 //! result the tables guarantee it, whatever the opponent does: it never loses a table
 //! position the tables call won or drawn for it.
 //!
-//! A node reached by a capture has nothing played since it, so its first move cannot repeat
-//! and its interval is the stored one narrowed by one look at its moves ([`Tables::entry`]).
+//! A node reached by a capture has nothing played since it, so its interval is its entry
+//! interval ([`Tables::entry`]). Any other node's interval is the stored one narrowed by what
+//! its history since the capture allows ([`Tables::bounds_after`]): the entry interval widened
+//! to the rows its mover would take by repeating a position of that history.
 //! Where the search stops at an open node (its last ply), the node scores a mix of the
 //! heuristic evaluation and the table's estimate ([`TableNode::leaf_score`]), held inside the
 //! band. The estimate is the final margin [`LEAF_SHARE_TENTHS`] of the way up the node's
@@ -63,6 +65,10 @@ pub struct TableNode {
     pub floor: i32,
     /// The highest.
     pub ceiling: i32,
+    /// Whether the history since the last capture narrowed `floor..=ceiling` below what the
+    /// stored interval (valid after every history) gives: the node's score then holds only
+    /// after that history.
+    pub from_history: bool,
 }
 
 impl TableNode {
@@ -80,11 +86,30 @@ impl TableNode {
 
 /// What the tables say of `pos` when the search is for `side`, or `None` when the board is
 /// not covered: `floor == ceiling` for a settled result, otherwise the range its search is
-/// held to (see the module docs). `fresh` when nothing was played since the last capture,
-/// which narrows the interval ([`Tables::entry`]).
+/// held to (see the module docs). `repeats` describes the history since the last capture
+/// (the rows `pos`'s mover would take by repeating a position of it, `None` when it is
+/// empty), which narrows the stored interval ([`Tables::bounds_after`]).
 #[inline]
-pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> Option<TableNode> {
-    let (lo, hi) = tables.probe_with(pos, fresh)?.margins();
+pub fn table_node(
+    tables: &Tables,
+    pos: &Position,
+    side: Side,
+    repeats: Option<(u8, u8)>,
+) -> Option<TableNode> {
+    let (floor, ceiling) = band(tables.probe_after(pos, repeats)?.margins(), pos, side);
+    let from_history = repeats.is_some()
+        && Some((floor, ceiling)) != tables.probe(pos).map(|p| band(p.margins(), pos, side));
+    Some(TableNode {
+        floor,
+        ceiling,
+        from_history,
+    })
+}
+
+/// The scores a node with final margins `lo..=hi` for its mover can take when the search is
+/// for `side` (see the module docs).
+#[inline]
+fn band((lo, hi): (i32, i32), pos: &Position, side: Side) -> (i32, i32) {
     // Margins for `side`.
     let mine = pos.to_move() == side;
     let (lo, hi) = if mine { (lo, hi) } else { (-hi, -lo) };
@@ -96,12 +121,11 @@ pub fn table_node(tables: &Tables, pos: &Position, side: Side, fresh: bool) -> O
     } else {
         (-TABLE_WIN + 1, -1)
     };
-    let (floor, ceiling) = if mine {
+    if mine {
         (floor, ceiling)
     } else {
         (-ceiling, -floor)
-    };
-    Some(TableNode { floor, ceiling })
+    }
 }
 
 /// The table's estimate of `pos` for its side to move, in heuristic units (100 a seed), where
