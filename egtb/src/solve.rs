@@ -71,13 +71,14 @@ pub struct SolveOptions {
     pub node_budget: u64,
 }
 
-/// The default [`SolveOptions::exact_up_to`]: the exact search of table 8 takes about 205 s
-/// on 2 cores and settles all but 2,822 of its 75,582 entries (72% exact by the fixpoints
-/// alone), and since a capture takes at least two seeds its exact values reach table 10 and up
-/// (table 10: 94.8% exact against 81.0% with the search stopped at 7 seeds, table 20: 76.0%
-/// against 65.6%). The whole build of 0..=20 seeds then takes about 13 minutes on a 2-core
-/// machine (`docs/results/2026-12-06-history-bounds.md`).
-pub const DEFAULT_EXACT_UP_TO: u8 = 8;
+/// The default [`SolveOptions::exact_up_to`]: the exact searches of tables 8 and 9 take about
+/// 205 s and 181 s on 2 cores and leave 2,822 of 75,582 and 3,139 of 167,960 entries open. Since
+/// a capture takes two or three seeds, their exact values reach every larger table: 91–94% of
+/// the entries of tables 11–20 are exact, against 72–81% with the search stopped at 8 seeds
+/// (table 10 stays at 94.8%: its open entries hang on table 8's). The whole build of 0..=20
+/// seeds then takes about 16 minutes on a 2-core machine
+/// (`docs/results/2026-12-06-tables-after-a-history.md`).
+pub const DEFAULT_EXACT_UP_TO: u8 = 9;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
 

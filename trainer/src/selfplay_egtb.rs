@@ -39,8 +39,8 @@ pub const AUTO: &str = "auto";
 pub const AUTO_TABLE_SEEDS: usize = 14;
 
 /// The tables of `selfplay.egtb = "auto"` settle their open entries by exact search up to 6
-/// seeds, two fewer than `oware egtb build` ([`oware_egtb::DEFAULT_EXACT_UP_TO`]): the seventh
-/// and eighth tables' exact searches would make a user's first training run wait minutes
+/// seeds, three fewer than `oware egtb build` ([`oware_egtb::DEFAULT_EXACT_UP_TO`]): the
+/// seventh to ninth tables' exact searches would make a user's first training run wait minutes
 /// more, for self-play that the tables have not measurably strengthened
 /// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`).
 pub const AUTO_EXACT_UP_TO: u8 = 6;
