@@ -69,6 +69,19 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// The probe of `pos` whose interval is `bounds`.
+    #[inline]
+    fn of(pos: &Position, bounds: Bounds) -> Probe {
+        let me = pos.to_move().index();
+        let cap = pos.captured();
+        Probe {
+            bounds,
+            seeds: pos.board().iter().sum(),
+            captured_own: cap[me],
+            captured_other: cap[1 - me],
+        }
+    }
+
     /// The mover's final seeds, lowest and highest.
     pub fn final_seeds(&self) -> (u32, u32) {
         let c = self.captured_own as u32;
@@ -281,15 +294,7 @@ impl Tables {
     /// [`Tables::bounds_after`] with the captured totals.
     #[inline]
     pub fn probe_after(&self, pos: &Position, repeats: Option<(u8, u8)>) -> Option<Probe> {
-        let bounds = self.bounds_after(pos, repeats)?;
-        let me = pos.to_move().index();
-        let cap = pos.captured();
-        Some(Probe {
-            bounds,
-            seeds: pos.board().iter().sum(),
-            captured_own: cap[me],
-            captured_other: cap[1 - me],
-        })
+        Some(Probe::of(pos, self.bounds_after(pos, repeats)?))
     }
 
     /// Whether every loaded table holds entry values (format version 4 on).
@@ -312,14 +317,7 @@ impl Tables {
         } else {
             self.bounds(pos)?
         };
-        let me = pos.to_move().index();
-        let cap = pos.captured();
-        Some(Probe {
-            bounds,
-            seeds: pos.board().iter().sum(),
-            captured_own: cap[me],
-            captured_other: cap[1 - me],
-        })
+        Some(Probe::of(pos, bounds))
     }
 
     /// Every legal move of the game's position with its interval, using the game's history:

@@ -727,6 +727,9 @@ mod tests {
             // The record replays to its result, with the real ending.
             let mut game = Game::with_max_plies(config.selfplay.max_plies);
             let mut played_out = None;
+            // As in the worker: after a play-out that gave up, none is tried again before the
+            // next capture (a later one could match the moves the search happened to play).
+            let mut gave_up = false;
             for &mv in &r.moves {
                 // Where the worker finished the game by table play, a play-out of the same
                 // tables from here gives the record's moves (play-outs are deterministic). A
@@ -734,20 +737,27 @@ mod tests {
                 // budget; there the game went on, and the tables' result binds only from where
                 // a play-out succeeded.
                 if played_out.is_none()
+                    && !gave_up
                     && let Some(a) = tables.analyse(&game)
                     && a.probe.bounds.is_exact()
                 {
                     let mut rest = game.clone();
-                    if let Ok(Some(_)) = selfplay_egtb::play_out(
+                    match selfplay_egtb::play_out(
                         &tables,
                         &mut rest,
                         selfplay_egtb::SELFPLAY_PROOF_NODES,
-                    ) && rest.moves() == r.moves.as_slice()
-                    {
-                        played_out = Some((a.probe, game.to_move()));
+                    ) {
+                        Ok(Some(_)) if rest.moves() == r.moves.as_slice() => {
+                            played_out = Some((a.probe, game.to_move()));
+                        }
+                        Ok(None) => gave_up = true,
+                        _ => {}
                     }
                 }
                 game.play(mv).expect("a legal move");
+                if game.seen_since_capture().len() <= 1 {
+                    gave_up = false;
+                }
             }
             assert_eq!(game.result(), Some(r.result), "the record replays");
             if let Some((probe, side)) = played_out {
