@@ -277,10 +277,21 @@ impl Tables {
     /// one, which holds after every history.
     #[inline]
     pub fn bounds_after(&self, pos: &Position, repeats: Option<(u8, u8)>) -> Option<Bounds> {
-        let Some((least, most)) = repeats else {
-            return self.entry(pos);
-        };
-        let stored = self.bounds(pos)?;
+        match repeats {
+            None => self.entry(pos),
+            Some(rows) => self.narrow_after(pos, self.bounds(pos)?, rows),
+        }
+    }
+
+    /// [`Tables::bounds_after`] after a history that is not empty, from `pos`'s `stored`
+    /// interval ([`Tables::bounds`]) already read, and the rows `(least, most)`.
+    #[inline]
+    pub fn narrow_after(
+        &self,
+        pos: &Position,
+        stored: Bounds,
+        (least, most): (u8, u8),
+    ) -> Option<Bounds> {
         if stored.is_exact() {
             return Some(stored);
         }

@@ -20,6 +20,7 @@
 //! right after a capture) that decides the question, or an answer in the store.
 
 use super::{Known, Proof, Prover, slot_of};
+use crate::repeat_rows;
 use oware_engine::Position;
 use oware_engine::Side;
 use std::time::Instant;
@@ -131,16 +132,15 @@ impl Prover {
         t: i32,
         max_depth: u32,
     ) -> Proof {
-        // South's rows over the root's history before it (the root's own key last).
+        // South's rows over the root's history before it (the root's own key last), since
+        // its last capture: captured totals only grow, so that stretch is a suffix.
         let before = &seen[..seen.len().saturating_sub(1)];
         let captured = pos.captured();
-        let root_rows = before
+        let stretch = before
             .iter()
-            .filter(|&&k| Position::key_captured(k) == captured)
-            .map(|&k| Position::key_row_seeds(k, Side::South))
-            .fold(None, |acc: Option<(u8, u8)>, r| {
-                Some(acc.map_or((r, r), |(a, b)| (a.min(r), b.max(r))))
-            });
+            .rposition(|&k| Position::key_captured(k) != captured)
+            .map_or(0, |i| i + 1);
+        let root_rows = repeat_rows(&before[stretch..], Side::South);
         let root = match (fresh, root_rows) {
             (false, Some(rows)) => self.settled(pos, false, rows, t),
             // Nothing before it since the last capture: its entry interval holds.

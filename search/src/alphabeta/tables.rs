@@ -30,7 +30,7 @@
 //! searches only the moves with the best proven result.
 
 use super::eval::SEED;
-use oware_egtb::Tables;
+use oware_egtb::{Probe, Tables};
 use oware_engine::Position;
 use oware_engine::Side;
 
@@ -96,9 +96,23 @@ pub fn table_node(
     side: Side,
     repeats: Option<(u8, u8)>,
 ) -> Option<TableNode> {
-    let (floor, ceiling) = band(tables.probe_after(pos, repeats)?.margins(), pos, side);
-    let from_history = repeats.is_some()
-        && Some((floor, ceiling)) != tables.probe(pos).map(|p| band(p.margins(), pos, side));
+    let ((floor, ceiling), from_history) = match repeats {
+        None => (
+            band(tables.probe_with(pos, true)?.margins(), pos, side),
+            false,
+        ),
+        Some(rows) => {
+            // The stored interval is read once: for the band and to tell whether the history
+            // narrowed it.
+            let stored = tables.probe(pos)?;
+            let after = Probe {
+                bounds: tables.narrow_after(pos, stored.bounds, rows)?,
+                ..stored
+            };
+            let b = band(after.margins(), pos, side);
+            (b, b != band(stored.margins(), pos, side))
+        }
+    };
     Some(TableNode {
         floor,
         ceiling,
