@@ -21,8 +21,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Every live position of `game`'s history (start included) with a seed count in `lo..=hi`,
-/// as games stopped there.
+/// Every live position of `game`'s history (start included) with a seed count in `lo..=hi`
+/// where the mover has a choice of at least two legal moves, as games stopped there. A forced
+/// move says nothing about the player, so such positions are not judged.
 pub fn candidates(game: &Game, lo: u8, hi: u8, out: &mut Vec<Game>) {
     let mut g = Game::from_position(*game.start(), game.max_plies());
     for &m in game.moves() {
@@ -30,7 +31,7 @@ pub fn candidates(game: &Game, lo: u8, hi: u8, out: &mut Vec<Game>) {
             break;
         }
         let n: u8 = g.position().board().iter().sum();
-        if (lo..=hi).contains(&n) {
+        if (lo..=hi).contains(&n) && g.legal_moves().len() >= 2 {
             out.push(g.clone());
         }
         if g.play(m).is_err() {
@@ -352,6 +353,10 @@ mod tests {
         for g in &out {
             let n: u8 = g.position().board().iter().sum();
             assert!((2..=20).contains(&n) && !g.is_over());
+            assert!(
+                g.legal_moves().len() >= 2,
+                "a forced move is not a candidate"
+            );
         }
         let mut all = Vec::new();
         candidates(&game, 0, 48, &mut all);
