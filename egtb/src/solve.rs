@@ -78,7 +78,8 @@ pub struct SolveOptions {
 /// (table 10 stays at 94.8%: its open entries hang on table 8's). The whole build of 0..=20
 /// seeds then takes about 16 minutes on a 2-core machine
 /// (`docs/results/2026-12-06-tables-after-a-history.md`). Searching table 10 as well settles
-/// none of its open entries, each of which has a capture into an open entry of table 8 or 9
+/// none of its open entries (26 nodes a root), likely because their lines meet open entries
+/// of tables 8 and 9
 /// (`docs/results/2026-12-07-judge-forced-moves-exact-ten.md`). The open counts vary by a few
 /// dozen between builds: parallel searches cut by what the others settled so far.
 pub const DEFAULT_EXACT_UP_TO: u8 = 9;
