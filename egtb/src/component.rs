@@ -73,6 +73,9 @@ pub(crate) struct Components<'a> {
     pub search_nodes: AtomicU64,
     /// Entries settled exactly inside another entry's search (see [`Search::value`]).
     pub harvested: AtomicU64,
+    /// Entries the exact search settled although their lines met entries known only by an
+    /// interval (open entries of smaller tables or of components solved before).
+    pub settled_past_open: AtomicU64,
     /// Positions to look at again in a targeted sweep.
     pub dirty: Bits,
     /// Positions that changed in a full sweep.
@@ -281,6 +284,7 @@ impl Components<'_> {
                 nodes: 0,
                 budget,
                 aborted: false,
+                optimistic: false,
             };
             search.push(v, own_row(&self.board(v)));
             // Null-window probes, halving the interval: each asks only "at least t?", which
@@ -288,15 +292,29 @@ impl Components<'_> {
             // narrows the stored interval even when a later probe runs out of budget.
             let (mut l, mut h) = (l as i16, h as i16);
             let mut became_exact = false;
+            let mut met_open = false;
             while l < h {
                 let t = (l + h + 1) / 2;
-                let (r, _) = search.value(v, t - 1, t);
+                // Leaves known only by an interval count at their end worse for the root's
+                // mover: a result of at least `t` is then proven. Where such a leaf was met and
+                // the answer is no, the probe is asked again with them at their better end,
+                // where a no is proven; a yes there leaves `t` undecided.
+                search.optimistic = false;
+                let (r, _, loose) = search.value(v, t - 1, t);
                 if search.aborted {
                     break;
                 }
+                met_open |= loose;
                 if r >= t {
                     l = r.min(h);
+                } else if !loose {
+                    h = r.max(l);
                 } else {
+                    search.optimistic = true;
+                    let (r, _, _) = search.value(v, t - 1, t);
+                    if search.aborted || r >= t {
+                        break;
+                    }
                     h = r.max(l);
                 }
                 became_exact |= self.narrow_entry(v, l, h);
@@ -308,6 +326,9 @@ impl Components<'_> {
             self.search_nodes.fetch_add(search.nodes, Relaxed);
             if became_exact {
                 self.settled.fetch_add(1, Relaxed);
+                if met_open {
+                    self.settled_past_open.fetch_add(1, Relaxed);
+                }
             }
         };
         // Each search cuts by the all-history intervals and by the entry intervals widened by
@@ -462,8 +483,12 @@ struct Search<'c, 'a> {
     nodes: u64,
     /// The most nodes this search may visit.
     budget: u64,
-    /// The budget ran out, or an exit's value was not exact: the result means nothing.
+    /// The budget ran out: the result means nothing.
     aborted: bool,
+    /// Which way a leaf known only by an interval (an exit or a capture into an open entry)
+    /// counts: for the root's mover, at the end better for it (`true`) or worse (`false`).
+    /// See [`Search::value`].
+    optimistic: bool,
 }
 
 impl Search<'_, '_> {
@@ -520,16 +545,27 @@ impl Search<'_, '_> {
 
     /// The value of the last position of the path (`v`) for its mover: exact when it lies
     /// strictly between `alpha` and `beta`, an upper bound when at most `alpha`, a lower bound
-    /// when at least `beta` (fail-soft alpha-beta); and the shallowest index of the path that a
-    /// repetition in the search of `v` went back to (`usize::MAX` when none did).
+    /// when at least `beta` (fail-soft alpha-beta); the shallowest index of the path that a
+    /// repetition in the search of `v` went back to (`usize::MAX` when none did); and whether
+    /// a leaf known only by an interval was met (`loose`).
     ///
-    /// When that index is not above `v`'s own, nothing played before `v` made a difference:
-    /// every node searched had the same moves and every leaf the same score as with an empty
-    /// history at `v`, so the result bounds `v`'s entry value the same way, and it narrows the
-    /// stored entry interval (shared work across roots: an open entry met inside another
-    /// entry's search is often settled there); the searches after it cut by it through
+    /// **Leaves known by an interval.** An exit, or a capture, into an entry the build left
+    /// open counts at one end of its interval: at the end worse for the root's mover when
+    /// [`Search::optimistic`] is false, at the better one when it is true. The value is
+    /// monotone in its leaves, so at a node whose mover is favoured that way (its leaves at their
+    /// better end) the result is at least the true value, and at the others at most. A loose
+    /// result therefore proves only one side: at a disfavoured node `r > alpha` proves the
+    /// value is at least `r`, at a favoured node `r < beta` proves it is at most `r` (and these
+    /// are the only answers its parent reads from it). Where no such leaf was met, the result
+    /// is the true one, as before.
+    ///
+    /// When the repetition index is not above `v`'s own, nothing played before `v` made a
+    /// difference: every node searched had the same moves and every leaf the same score as
+    /// with an empty history at `v`, so the result bounds `v`'s entry value the same way, and
+    /// it narrows the stored entry interval (shared work across roots: an open entry met inside
+    /// another entry's search is often settled there); the searches after it cut by it through
     /// [`Search::history_bounds`].
-    fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> (i16, usize) {
+    fn value(&mut self, v: u32, mut alpha: i16, beta: i16) -> (i16, usize, bool) {
         const NONE: usize = usize::MAX;
         let c = self.comps;
         let n = c.n;
@@ -538,7 +574,7 @@ impl Search<'_, '_> {
             self.aborted = true;
         }
         if self.aborted {
-            return (0, NONE);
+            return (0, NONE, false);
         }
         let (lo, hi) = unpack(c.state[v as usize].load(Relaxed));
         let (el, eh) = unpack(c.entry[v as usize].load(Relaxed));
@@ -546,23 +582,25 @@ impl Search<'_, '_> {
         let (lo, hi) = ((lo as i16).max(pl), (hi as i16).min(ph));
         debug_assert!(lo <= hi, "sound bounds of one value cannot cross");
         if lo >= hi || lo >= beta || hi <= alpha {
-            return (if hi <= alpha { hi } else { lo }, NONE);
+            return (if hi <= alpha { hi } else { lo }, NONE, false);
         }
+        // Whether this node's mover is the one the loose leaves favour: the root's mover at
+        // even depths.
+        let depth = self.path.len();
+        let favoured = self.optimistic == (depth % 2 == 1);
+        let pick = |l: u8, h: u8| -> i16 { if favoured { h as i16 } else { l as i16 } };
         let board = c.board(v);
         let mut succ = [NO_SUCCESSOR; 6];
         let k = successors(&board, n, &mut succ);
         let f = c.fixed[v as usize];
         let mut best: i16 = lo;
+        let mut loose = false;
         if let Some(b) = Bounds::from_code(f).filter(|_| f != NO_CAPTURE) {
-            if !b.is_exact() {
-                self.aborted = true;
-                return (0, NONE);
-            }
-            best = best.max(b.lo as i16);
+            loose |= !b.is_exact();
+            best = best.max(pick(b.lo, b.hi));
         }
         // Settled moves first (repetitions and exits), then the moves to search, the child
         // likeliest to be bad for its mover first.
-        let depth = self.path.len();
         let mut reached = NONE;
         let mut open: [(u8, u32, u8); 6] = [(0, 0, 0); 6];
         let mut m = 0;
@@ -573,11 +611,8 @@ impl Search<'_, '_> {
             let q = index as u32;
             let score = if self.ids[q as usize] != self.id {
                 let (el, eh) = unpack(c.entry[q as usize].load(Relaxed));
-                if el != eh {
-                    self.aborted = true;
-                    return (0, NONE);
-                }
-                n as i16 - el as i16
+                loose |= el != eh;
+                pick(n - eh, n - el)
             } else if let Some(i) = self.path[depth % 2..]
                 .iter()
                 .step_by(2)
@@ -602,12 +637,13 @@ impl Search<'_, '_> {
             open.sort_unstable();
             for &(_, q, row) in open.iter() {
                 self.push(q, row);
-                let (r, back) = self.value(q, n as i16 - beta, n as i16 - alpha);
+                let (r, back, below) = self.value(q, n as i16 - beta, n as i16 - alpha);
                 self.pop();
                 if self.aborted {
-                    return (0, NONE);
+                    return (0, NONE, false);
                 }
                 reached = reached.min(back);
+                loose |= below;
                 best = best.max(n as i16 - r);
                 if best >= beta {
                     break;
@@ -617,14 +653,16 @@ impl Search<'_, '_> {
         }
         // The root (depth 1) is stored by its caller.
         if depth > 1 && reached >= depth - 1 {
-            self.harvest(v, best, window_lo, window_hi);
+            self.harvest(v, best, window_lo, window_hi, loose.then_some(favoured));
         }
-        (best, reached)
+        (best, reached, loose)
     }
 
     /// Narrows `v`'s entry interval by the result `r` of its search with the window
-    /// `(alpha, beta)`, found without any repetition of a position played before `v`.
-    fn harvest(&self, v: u32, r: i16, alpha: i16, beta: i16) {
+    /// `(alpha, beta)`, found without any repetition of a position played before `v`. With
+    /// `loose` = `Some(favoured)` the result came from leaves counted at one end of their
+    /// interval and proves one side only (see [`Search::value`]).
+    fn harvest(&self, v: u32, r: i16, alpha: i16, beta: i16, loose: Option<bool>) {
         let c = self.comps;
         let n = c.n as i16;
         let (l, h) = if r <= alpha {
@@ -633,6 +671,14 @@ impl Search<'_, '_> {
             (r, n)
         } else {
             (r, r)
+        };
+        let (l, h) = match loose {
+            None => (l, h),
+            // At most the true value: only a lower bound, and only above the window's low end.
+            Some(false) if r > alpha => (r, n),
+            // At least the true value: only an upper bound, below the window's high end.
+            Some(true) if r < beta => (0, r),
+            Some(_) => return,
         };
         if c.narrow_entry(v, l, h) {
             c.harvested.fetch_add(1, Relaxed);

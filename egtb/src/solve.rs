@@ -130,6 +130,9 @@ pub struct SolveStats {
     pub search_nodes: u64,
     /// Entries settled exactly inside another entry's search (not searched themselves).
     pub harvested: u64,
+    /// Entries the exact search settled although their lines met entries known only by an
+    /// interval (counted in [`SolveStats::settled`] too).
+    pub settled_past_open: u64,
     /// Wall time.
     pub elapsed: Duration,
     /// Threads used.
@@ -340,6 +343,7 @@ pub fn solve_table_with(
         settled: AtomicU64::new(0),
         search_nodes: AtomicU64::new(0),
         harvested: AtomicU64::new(0),
+        settled_past_open: AtomicU64::new(0),
         dirty: Bits::new(len),
         changed: Bits::new(len),
         expanded: AtomicU64::new(0),
@@ -385,6 +389,7 @@ pub fn solve_table_with(
     stats.settled = comps.settled.load(Relaxed);
     stats.search_nodes = comps.search_nodes.load(Relaxed);
     stats.harvested = comps.harvested.load(Relaxed);
+    stats.settled_past_open = comps.settled_past_open.load(Relaxed);
     let pass1 = searched.get() + comps.expanded.into_inner();
     drop(fixed);
     stats.expanded += pass1;

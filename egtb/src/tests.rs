@@ -512,6 +512,60 @@ fn open_entries_met_inside_another_entrys_search_are_settled_there() {
 }
 
 #[test]
+fn entries_whose_lines_meet_open_entries_are_settled_soundly() {
+    // Table 6 without the exact search keeps entries open, and so does table 7; table 8's
+    // search meets them (a capture takes two or three seeds a house, so table 8 captures into
+    // table 6 and below) and counts them at one end of their interval at a time. It is built
+    // again over the shared tables (table 6 searched: nearly all exact), and the two builds
+    // must agree: every exact entry of one lies in the other's interval.
+    let options = SolveOptions {
+        exact_up_to: 8,
+        node_budget: 2_000,
+    };
+    let mut partial: Vec<Table> = tables()[..6].to_vec();
+    let stop_at_5 = SolveOptions {
+        exact_up_to: 5,
+        ..options
+    };
+    let (t6, s6) = solve_table_with(6, &partial, &stop_at_5, &|_| {});
+    assert!(s6.entry_exact < s6.positions, "table 6 keeps open entries");
+    partial.push(t6);
+    partial.push(tables()[7].clone());
+    let (loose, s) = solve_table_with(8, &partial, &options, &|_| {});
+    assert!(
+        s.settled_past_open > 0,
+        "no entry settled past an open one: {s:?}"
+    );
+    let (tight, _) = solve_table_with(8, &tables()[..8], &options, &|_| {});
+    let mut both = 0u64;
+    for i in 0..loose.len() {
+        let (a, b) = (
+            loose.entry(i).expect("entry"),
+            tight.entry(i).expect("entry"),
+        );
+        if a.is_exact() {
+            assert!(
+                b.lo <= a.lo && a.hi <= b.hi,
+                "board {i}: {a:?} outside {b:?}"
+            );
+        }
+        if b.is_exact() {
+            assert!(
+                a.lo <= b.lo && b.hi <= a.hi,
+                "board {i}: {b:?} outside {a:?}"
+            );
+        }
+        both += (a.is_exact() && b.is_exact()) as u64;
+    }
+    eprintln!(
+        "table 8 over inexact tables 6 and 7: {} settled, {} of them past open entries; {both} of {} exact in both builds",
+        s.settled,
+        s.settled_past_open,
+        loose.len()
+    );
+}
+
+#[test]
 fn perfect_moves_keep_the_real_games_value_up_to_3_seeds() {
     let tables = std::sync::Arc::new(set());
     let mut solver = BruteSolver::new();

@@ -215,6 +215,7 @@ fn table_json(r: &TableReport) -> Value {
         v["entries_settled"] = json!(s.settled);
         v["search_nodes"] = json!(s.search_nodes);
         v["entries_harvested"] = json!(s.harvested);
+        v["entries_settled_past_open"] = json!(s.settled_past_open);
     }
     v
 }
@@ -276,7 +277,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         for r in built {
             if let Some(s) = &r.stats {
                 println!(
-                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} settled inside other searches, {} nodes)",
+                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} of them past open entries, {} settled inside other searches, {} nodes)",
                     r.n,
                     r.positions,
                     s.sweeps,
@@ -286,6 +287,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
                     100.0 * r.entry_exact as f64 / r.positions as f64,
                     s.searched,
                     s.settled,
+                    s.settled_past_open,
                     s.harvested,
                     s.search_nodes,
                 );
