@@ -14,6 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = SolveOptions {
         exact_up_to: exact.parse()?,
         node_budget: budget.parse()?,
+        ..SolveOptions::default()
     };
     let (reports, _) = build_tables_with(&PathBuf::from(dir), max.parse()?, &options, &|e| {
         if let BuildEvent::Written { n, stats, .. } = e {

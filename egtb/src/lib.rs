@@ -116,6 +116,7 @@ mod judge;
 mod perfect;
 mod probe;
 mod prove;
+mod prove_entries;
 mod scc;
 mod solve;
 mod successors;
@@ -134,8 +135,8 @@ pub use perfect::{keeping_move, perfect_move};
 pub use probe::{Analysis, DEFAULT_DIR, MoveBounds, Outcome, Probe, Tables, repeat_rows};
 pub use prove::{MoveProof, PROOF_DEPTH, Proof, Prover, kept_moves, proof_depth};
 pub use solve::{
-    DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, SolveEvent, SolveOptions, SolveStats, entry_bounds,
-    solve_table, solve_table_with,
+    DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, DEFAULT_PROOF_BUDGET, SolveEvent, SolveOptions,
+    SolveStats, entry_bounds, solve_table, solve_table_with,
 };
 pub use successors::{Successor, movers_board, own_row, successors, table_position};
 pub use table::{Table, TableError};

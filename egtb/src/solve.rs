@@ -18,6 +18,7 @@ use super::bits::Bits;
 use super::bounds::Bounds;
 use super::component::{Components, FINAL, NO_CAPTURE, NO_SUCCESSOR, pack, unpack};
 use super::index::{Boards, table_len, unrank};
+use super::prove_entries::prove_open_entries;
 use super::scc;
 use super::successors::{Successor, own_row, successors};
 use super::table::Table;
@@ -69,6 +70,9 @@ pub struct SolveOptions {
     /// The most nodes one exact search of an entry may visit; an entry it cannot settle
     /// within them keeps its fixpoint interval.
     pub node_budget: u64,
+    /// The most proof-number nodes the proof pass may spend on one entry the exact search left
+    /// open (0: no proof pass); see [`super::prove_entries`].
+    pub proof_budget: u64,
 }
 
 /// The default [`SolveOptions::exact_up_to`]: the exact searches of tables 8 and 9 take about
@@ -85,6 +89,8 @@ pub struct SolveOptions {
 pub const DEFAULT_EXACT_UP_TO: u8 = 9;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
+/// The default [`SolveOptions::proof_budget`].
+pub const DEFAULT_PROOF_BUDGET: u64 = 100_000;
 
 impl Default for SolveOptions {
     fn default() -> SolveOptions {
@@ -98,6 +104,7 @@ impl SolveOptions {
         SolveOptions {
             exact_up_to: seeds,
             node_budget: DEFAULT_NODE_BUDGET,
+            proof_budget: DEFAULT_PROOF_BUDGET,
         }
     }
 }
@@ -130,6 +137,12 @@ pub struct SolveStats {
     pub search_nodes: u64,
     /// Entries settled exactly inside another entry's search (not searched themselves).
     pub harvested: u64,
+    /// Entries the proof pass looked at (those still open after the exact search).
+    pub proof_searched: u64,
+    /// Entries the proof pass settled.
+    pub proof_settled: u64,
+    /// Proof-number nodes the proof pass spent.
+    pub proof_nodes: u64,
     /// Entries the exact search settled although their lines met entries known only by an
     /// interval (counted in [`SolveStats::settled`] too).
     pub settled_past_open: u64,
@@ -420,11 +433,20 @@ pub fn solve_table_with(
         })
         .collect();
     drop(entry);
-    stats.entry_exact = entries.iter().filter(|&&c| c <= n).count() as u64;
-    stats.elapsed = started.elapsed();
     let table = match Table::with_entries(n as usize, codes, entries) {
         Ok(t) => t,
         Err(e) => unreachable!("a solved table is valid: {e}"),
     };
+    let table = if n <= options.exact_up_to && options.proof_budget > 0 {
+        let (t, p) = prove_open_entries(n, smaller, table, options.proof_budget);
+        stats.proof_searched = p.searched;
+        stats.proof_settled = p.settled;
+        stats.proof_nodes = p.nodes;
+        t
+    } else {
+        table
+    };
+    stats.entry_exact = table.entry_exact_count().unwrap_or(0);
+    stats.elapsed = started.elapsed();
     (table, stats)
 }

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 const TEST_OPTIONS: SolveOptions = SolveOptions {
     exact_up_to: 6,
     node_budget: 200_000,
+    proof_budget: 0,
 };
 
 /// The tables of 0..=8 seeds, solved once for all tests.
@@ -521,6 +522,7 @@ fn entries_whose_lines_meet_open_entries_are_settled_soundly() {
     let options = SolveOptions {
         exact_up_to: 8,
         node_budget: 2_000,
+        proof_budget: 0,
     };
     let mut partial: Vec<Table> = tables()[..6].to_vec();
     let stop_at_5 = SolveOptions {
@@ -562,6 +564,65 @@ fn entries_whose_lines_meet_open_entries_are_settled_soundly() {
         s.settled,
         s.settled_past_open,
         loose.len()
+    );
+}
+
+#[test]
+fn the_proof_pass_settles_open_entries_as_the_exact_search_does() {
+    // Table 6 with an exact search too small to settle much: the proof-number pass takes the
+    // entries it leaves open. Where the shared table 6 (a search of 200,000 nodes an entry)
+    // is exact too, the two independent methods must agree, and every interval of one must
+    // hold the other's exact values.
+    let weak = SolveOptions {
+        exact_up_to: 6,
+        node_budget: 50,
+        proof_budget: 0,
+    };
+    let (before, _) = solve_table_with(6, &tables()[..6], &weak, &|_| {});
+    let proved = SolveOptions {
+        proof_budget: 50_000,
+        ..weak
+    };
+    let (after, s) = solve_table_with(6, &tables()[..6], &proved, &|_| {});
+    let open = before.len() - before.entry_exact_count().expect("entries");
+    assert_eq!(s.proof_searched, open, "{s:?}");
+    assert!(s.proof_settled > 0, "the proof pass settled nothing: {s:?}");
+    assert_eq!(
+        after.entry_exact_count(),
+        Some(s.entry_exact),
+        "the stats count the proved entries"
+    );
+    assert_eq!(before.codes(), after.codes(), "only entries change");
+    let shared = &tables()[6];
+    let mut agree = 0u64;
+    for i in 0..after.len() {
+        let (a, b, old) = (
+            after.entry(i).expect("entry"),
+            shared.entry(i).expect("entry"),
+            before.entry(i).expect("entry"),
+        );
+        assert!(
+            old.lo <= a.lo && a.hi <= old.hi,
+            "board {i}: {a:?} left {old:?}"
+        );
+        if a.is_exact() {
+            assert!(
+                b.lo <= a.lo && a.hi <= b.hi,
+                "board {i}: {a:?} outside {b:?}"
+            );
+        }
+        if b.is_exact() {
+            assert!(
+                a.lo <= b.lo && b.hi <= a.hi,
+                "board {i}: {b:?} outside {a:?}"
+            );
+        }
+        agree += (a.is_exact() && b.is_exact() && !old.is_exact()) as u64;
+    }
+    assert!(agree > 0);
+    eprintln!(
+        "table 6: {open} entries open after a search of 50 nodes, {} settled by proofs ({} nodes), {agree} of them exact in the shared table too",
+        s.proof_settled, s.proof_nodes
     );
 }
 

@@ -3,8 +3,9 @@
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use oware_egtb::{
-    Analysis, BuildEvent, DEFAULT_DIR, DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET, MAX_TABLE_SEEDS,
-    Probe, Proof, Prover, SolveEvent, SolveOptions, TableReport, Tables, build_tables_with,
+    Analysis, BuildEvent, DEFAULT_DIR, DEFAULT_EXACT_UP_TO, DEFAULT_NODE_BUDGET,
+    DEFAULT_PROOF_BUDGET, MAX_TABLE_SEEDS, Probe, Proof, Prover, SolveEvent, SolveOptions,
+    TableReport, Tables, build_tables_with,
 };
 use oware_engine::{Game, Position, Side};
 use serde_json::{Value, json};
@@ -49,6 +50,9 @@ struct BuildArgs {
     #[arg(long, default_value_t = DEFAULT_NODE_BUDGET,
           value_parser = clap::value_parser!(u64).range(1..))]
     node_budget: u64,
+    /// The most proof-number nodes spent on one entry the exact search left open (0: none).
+    #[arg(long, default_value_t = DEFAULT_PROOF_BUDGET)]
+    proof_budget: u64,
     /// Threads [default: the number of CPUs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
@@ -216,6 +220,9 @@ fn table_json(r: &TableReport) -> Value {
         v["search_nodes"] = json!(s.search_nodes);
         v["entries_harvested"] = json!(s.harvested);
         v["entries_settled_past_open"] = json!(s.settled_past_open);
+        v["entries_proof_searched"] = json!(s.proof_searched);
+        v["entries_proof_settled"] = json!(s.proof_settled);
+        v["proof_nodes"] = json!(s.proof_nodes);
     }
     v
 }
@@ -238,6 +245,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let options = SolveOptions {
         exact_up_to: args.exact_up_to,
         node_budget: args.node_budget,
+        proof_budget: args.proof_budget,
     };
     let (reports, _) = pool.install(|| {
         build_tables_with(&args.egtb, args.max_seeds as usize, &options, &|e| {
@@ -256,6 +264,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             "threads": threads,
             "exact_up_to": args.exact_up_to,
             "node_budget": args.node_budget,
+            "proof_budget": args.proof_budget,
             "positions": positions,
             "bytes": bytes,
             "seconds": seconds,
@@ -277,7 +286,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         for r in built {
             if let Some(s) = &r.stats {
                 println!(
-                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} of them past open entries, {} settled inside other searches, {} nodes)",
+                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} of them past open entries, {} settled inside other searches, {} nodes; proofs settled {} of {})",
                     r.n,
                     r.positions,
                     s.sweeps,
@@ -290,6 +299,8 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
                     s.settled_past_open,
                     s.harvested,
                     s.search_nodes,
+                    s.proof_settled,
+                    s.proof_searched,
                 );
             }
         }
