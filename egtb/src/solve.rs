@@ -75,17 +75,15 @@ pub struct SolveOptions {
     pub proof_budget: u64,
 }
 
-/// The default [`SolveOptions::exact_up_to`]: the exact searches of tables 8 and 9 take about
-/// 205 s and 181 s on 2 cores and leave 2,822 of 75,582 and 3,139 of 167,960 entries open. Since
-/// a capture takes two or three seeds, their exact values reach every larger table: 91–94% of
-/// the entries of tables 11–20 are exact, against 72–81% with the search stopped at 8 seeds
-/// (table 10 stays at 94.8%: its open entries hang on table 8's). The whole build of 0..=20
-/// seeds then takes about 16 minutes on a 2-core machine
-/// (`docs/results/2026-12-06-tables-after-a-history.md`). Searching table 10 as well settles
-/// none of its open entries (26 nodes a root), likely because their lines meet open entries
-/// of tables 8 and 9
-/// (`docs/results/2026-12-07-judge-forced-moves-exact-ten.md`). The open counts vary by a few
-/// dozen between builds: parallel searches cut by what the others settled so far.
+/// The default [`SolveOptions::exact_up_to`]: the exact searches and proofs of tables 8 and 9
+/// take about 326 s and 342 s on 2 cores and leave 1,850 of 75,582 and 2,149 of 167,960
+/// entries open. Since a capture takes two or three seeds, their exact values reach every
+/// larger table: 93–96% of the entries of tables 10–20 are exact, against 72–81% with the
+/// search stopped at 8 seeds. The whole build of 0..=20 seeds then takes about 19 minutes on a
+/// 2-core machine (`docs/results/2026-12-07-proof-pass.md`). Searching table 10 as well settles
+/// none of its open entries: each is open by one seed and hangs on open entries of tables 8
+/// and 9 (the same entry). The open counts vary by a few dozen between builds: parallel
+/// searches cut by what the others settled so far.
 pub const DEFAULT_EXACT_UP_TO: u8 = 9;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
