@@ -512,6 +512,18 @@ fn open_entries_met_inside_another_entrys_search_are_settled_there() {
     }
 }
 
+/// Two sound builds of one entry (board `i`): each exact value lies in the other's interval.
+fn assert_each_exact_inside_the_other(i: u64, a: Bounds, b: Bounds) {
+    for (x, y) in [(a, b), (b, a)] {
+        if x.is_exact() {
+            assert!(
+                y.lo <= x.lo && x.hi <= y.hi,
+                "board {i}: {x:?} outside {y:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn entries_whose_lines_meet_open_entries_are_settled_soundly() {
     // Table 6 without the exact search keeps entries open, and so does table 7; table 8's
@@ -545,18 +557,7 @@ fn entries_whose_lines_meet_open_entries_are_settled_soundly() {
             loose.entry(i).expect("entry"),
             tight.entry(i).expect("entry"),
         );
-        if a.is_exact() {
-            assert!(
-                b.lo <= a.lo && a.hi <= b.hi,
-                "board {i}: {a:?} outside {b:?}"
-            );
-        }
-        if b.is_exact() {
-            assert!(
-                a.lo <= b.lo && b.hi <= a.hi,
-                "board {i}: {b:?} outside {a:?}"
-            );
-        }
+        assert_each_exact_inside_the_other(i, a, b);
         both += (a.is_exact() && b.is_exact()) as u64;
     }
     eprintln!(
@@ -605,18 +606,7 @@ fn the_proof_pass_settles_open_entries_as_the_exact_search_does() {
             old.lo <= a.lo && a.hi <= old.hi,
             "board {i}: {a:?} left {old:?}"
         );
-        if a.is_exact() {
-            assert!(
-                b.lo <= a.lo && a.hi <= b.hi,
-                "board {i}: {a:?} outside {b:?}"
-            );
-        }
-        if b.is_exact() {
-            assert!(
-                a.lo <= b.lo && b.hi <= a.hi,
-                "board {i}: {b:?} outside {a:?}"
-            );
-        }
+        assert_each_exact_inside_the_other(i, a, b);
         agree += (a.is_exact() && b.is_exact() && !old.is_exact()) as u64;
     }
     assert!(agree > 0);
