@@ -9,13 +9,18 @@
 //! a third within 100,000 nodes. Every answer holds after an empty history: a repetition ends
 //! the line exactly as in the game, and every leaf is cut only by an interval that holds after
 //! its path (see [`crate::prove`]).
+//!
+//! The prover plays the real game, whose 25-seed ending stops a line where the tables' values
+//! play on; its answers agree with the tables' only at a result's threshold. So each question
+//! "at least `t` of the board's seeds?" is asked of the board with the mover holding `25 − t`
+//! captured seeds ([`question`]): securing `t` is then exactly winning.
 
 use super::bounds::Bounds;
-use super::brute::south_to_move;
 use super::index::unrank;
 use super::probe::Tables;
 use super::prove::{PROOF_DEPTH, Proof, Prover};
 use super::table::Table;
+use oware_engine::{Position, Side};
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -33,20 +38,25 @@ pub(crate) struct EntryProofs {
 
 /// Narrows the open entries of `table` (of `n` seeds, whose smaller tables are `smaller`) by
 /// proofs of at most `budget` nodes an entry, all thresholds together, on the current rayon
-/// pool. Returns the table with its entries narrowed and what the pass did.
+/// pool (none with a budget of 0). Returns the table with its entries narrowed and what the
+/// pass did.
 pub(crate) fn prove_open_entries(
     n: u8,
     smaller: &[Table],
     table: Table,
     budget: u64,
 ) -> (Table, EntryProofs) {
+    if budget == 0 {
+        return (table, EntryProofs::default());
+    }
     let Some(entries) = table.entry_codes().map(<[u8]>::to_vec) else {
         return (table, EntryProofs::default());
     };
-    let open: Vec<u64> = (0..table.len())
-        .filter(|&i| Bounds::from_code(entries[i as usize]).is_some_and(|b| !b.is_exact()))
+    let open: Vec<(u64, Bounds)> = (0..table.len())
+        .filter_map(|i| Bounds::from_code(entries[i as usize]).map(|b| (i, b)))
+        .filter(|(_, b)| !b.is_exact())
         .collect();
-    if open.is_empty() || budget == 0 {
+    if open.is_empty() {
         return (table, EntryProofs::default());
     }
     let mut set: Vec<Table> = smaller[..n as usize].to_vec();
@@ -56,7 +66,7 @@ pub(crate) fn prove_open_entries(
         .par_iter()
         .map_init(
             || Prover::new(Arc::clone(&tables)),
-            |prover, &i| prove_entry(prover, n, i, budget),
+            |prover, &(i, start)| prove_entry(prover, n, i, start, budget),
         )
         .collect();
     let mut entries = entries;
@@ -76,21 +86,23 @@ pub(crate) fn prove_open_entries(
     }
 }
 
-/// The entry interval of board `i` of the table of `n` seeds after proofs of at most `budget`
-/// nodes in all, halving its interval (`prover`'s tables hold its current one); with the
-/// nodes spent.
-fn prove_entry(prover: &mut Prover, n: u8, i: u64, budget: u64) -> (u64, Bounds, u64) {
+/// The entry interval of board `i` of the table of `n` seeds, `start` so far, after proofs of
+/// at most `budget` nodes in all that halve it; with the nodes spent.
+fn prove_entry(
+    prover: &mut Prover,
+    n: u8,
+    i: u64,
+    start: Bounds,
+    budget: u64,
+) -> (u64, Bounds, u64) {
     let Some(board) = unrank(i, n as usize) else {
         unreachable!("position {i} lies in the table of {n} seeds")
-    };
-    let pos = south_to_move(board);
-    let Some(start) = prover.tables().entry(&pos) else {
-        unreachable!("the table of {n} seeds is in the prover's tables")
     };
     let (mut lo, mut hi) = (start.lo as i32, start.hi as i32);
     let mut spent = 0u64;
     while lo < hi && spent < budget {
         let t = (lo + hi + 1) / 2;
+        let pos = question(&board, n, t);
         let answer = prover.secures(&pos, &[pos.key()], t, PROOF_DEPTH, budget - spent, None);
         spent += prover.nodes();
         match answer {
@@ -104,4 +116,16 @@ fn prove_entry(prover: &mut Prover, n: u8, i: u64, budget: u64) -> (u64, Bounds,
         hi: hi as u8,
     };
     (i, b, spent)
+}
+
+/// The board of `n` seeds (South to move) as the real game's position in which South wins
+/// exactly when it secures at least `t` of the board's seeds (`1 ≤ t ≤ n`): South holds `25 − t`
+/// captured seeds, North the rest, so neither has 25 yet.
+fn question(board: &[u8; 12], n: u8, t: i32) -> Position {
+    debug_assert!(1 <= t && t <= i32::from(n));
+    let south = (25 - t) as u8;
+    match Position::from_parts(*board, [south, 48 - n - south], Side::South) {
+        Ok(p) => p,
+        Err(e) => unreachable!("a table board of {n} seeds asked for {t}: {e}"),
+    }
 }

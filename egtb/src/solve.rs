@@ -82,7 +82,7 @@ pub struct SolveOptions {
 /// search stopped at 8 seeds. The whole build of 0..=20 seeds then takes about 19 minutes on a
 /// 2-core machine (`docs/results/2026-12-07-proof-pass.md`). Searching table 10 as well settles
 /// none of its open entries: each is open by one seed and hangs on open entries of tables 8
-/// and 9 (the same entry). The open counts vary by a few dozen between builds: parallel
+/// and 9 (same page). The open counts vary by a few dozen between builds: parallel
 /// searches cut by what the others settled so far.
 pub const DEFAULT_EXACT_UP_TO: u8 = 9;
 /// The default [`SolveOptions::node_budget`].
@@ -435,7 +435,7 @@ pub fn solve_table_with(
         Ok(t) => t,
         Err(e) => unreachable!("a solved table is valid: {e}"),
     };
-    let table = if n <= options.exact_up_to && options.proof_budget > 0 {
+    let table = if n <= options.exact_up_to {
         let (t, p) = prove_open_entries(n, smaller, table, options.proof_budget);
         stats.proof_searched = p.searched;
         stats.proof_settled = p.settled;
@@ -444,7 +444,10 @@ pub fn solve_table_with(
     } else {
         table
     };
-    stats.entry_exact = table.entry_exact_count().unwrap_or(0);
+    stats.entry_exact = match table.entry_exact_count() {
+        Some(c) => c,
+        None => unreachable!("a solved table has entry values"),
+    };
     stats.elapsed = started.elapsed();
     (table, stats)
 }
