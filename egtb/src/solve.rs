@@ -76,10 +76,10 @@ pub struct SolveOptions {
 }
 
 /// The default [`SolveOptions::exact_up_to`]: the exact searches and proofs of tables 8 and 9
-/// take about 326 s and 342 s on 2 cores and leave 1,850 of 75,582 and 2,149 of 167,960
+/// take about 280–340 s each on 2 cores and leave about 1,850 of 75,582 and 2,150 of 167,960
 /// entries open. Since a capture takes two or three seeds, their exact values reach every
 /// larger table: 93–96% of the entries of tables 10–20 are exact, against 72–81% with the
-/// search stopped at 8 seeds. The whole build of 0..=20 seeds then takes about 19 minutes on a
+/// search stopped at 8 seeds. The whole build of 0..=20 seeds then takes 16–19 minutes on a
 /// 2-core machine (`docs/results/2026-12-07-proof-pass.md`). Searching table 10 as well settles
 /// none of its open entries: each is open by one seed and hangs on open entries of tables 8
 /// and 9 (same page). The open counts vary by a few dozen between builds: parallel
