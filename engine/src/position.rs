@@ -102,6 +102,16 @@ impl Position {
         })
     }
 
+    /// The same board and captured totals with `side` to move (a position with the same
+    /// seeds, so always a valid one): what a side could do if it were its turn.
+    #[inline]
+    pub const fn with_to_move(self, side: Side) -> Position {
+        Position {
+            to_move: side,
+            ..self
+        }
+    }
+
     /// The seeds in each house, canonical order `a`..`f`, `A`..`F`.
     #[inline]
     pub const fn board(&self) -> &[u8; 12] {

@@ -11,7 +11,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array1, Array2, ArrayView2};
 use oware_engine::Position;
-use oware_model::encode::{INPUT_SIZE, encode_vec, legal_mask};
+use oware_model::encode::{INPUT_SIZE, encode_vec, input_size, legal_mask};
 use oware_model::{DenseLayer, Device, ModelConfig, NetEvaluator};
 use oware_search::{Evaluation, Evaluator};
 use std::hint::black_box;
@@ -67,8 +67,11 @@ impl PlainNet {
 
     fn evaluate(&self, positions: &[Position], out: &mut [Evaluation]) {
         let n = positions.len();
-        let input = encode_vec(positions);
-        let x0 = ArrayView2::from_shape((n, INPUT_SIZE), &input).expect("input shape");
+        // The first layer's width says whether the network reads the move features.
+        let move_features = self.layers[0].0.nrows() != INPUT_SIZE;
+        let input = encode_vec(positions, move_features);
+        let x0 =
+            ArrayView2::from_shape((n, input_size(move_features)), &input).expect("input shape");
         let last = self.layers.len() - 1;
         let mut x: Array2<f32> = Array2::zeros((0, 0));
         for (i, (w, b)) in self.layers.iter().enumerate() {

@@ -444,6 +444,10 @@ fn read_file(path: &Path) -> Result<Vec<u8>, CheckpointError> {
     })
 }
 
+/// The `model` keys of `meta.json` that checkpoints written before them lack, all switches
+/// whose absence means off: the short-horizon value head and the move features.
+const LATER_MODEL_KEYS: [&str; 2] = ["short_value", "move_features"];
+
 fn read_meta_file(dir: &Path) -> Result<MetaFile, CheckpointError> {
     let path = dir.join(META_FILE);
     let bytes = read_file(&path)?;
@@ -465,6 +469,16 @@ fn read_meta_file(dir: &Path) -> Result<MetaFile, CheckpointError> {
             found,
             supported: FORMAT_VERSION,
         });
+    }
+    let mut value = value;
+    // Keys added to the network's shape after checkpoints were first written: a checkpoint
+    // without one has the layout from before it, whatever today's default.
+    if let Some(model) = value.get_mut("model").and_then(|m| m.as_object_mut()) {
+        for key in LATER_MODEL_KEYS {
+            model
+                .entry(key.to_string())
+                .or_insert(serde_json::Value::Bool(false));
+        }
     }
     let meta: MetaFile = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
     meta.model
@@ -820,6 +834,40 @@ mod tests {
         let err = read_checkpoint_info(&dir).expect_err("absurd shape");
         assert!(err.to_string().contains("model.hidden"), "{err}");
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn move_features_round_trip_and_older_files_read_as_without_them() {
+        let root = tmpdir("move-features");
+        let dir = root.join("ck");
+        let cfg = ModelConfig::new().with_hidden(8).with_blocks(1);
+        assert!(cfg.move_features, "on by default");
+        let learner = trained(&cfg);
+        save_checkpoint(&dir, &learner, &meta()).expect("save");
+        let want = learner.evaluator().raw_outputs(&probe()).expect("read");
+        let (ev, _) = load_evaluator(&dir, &Device::flex()).expect("load");
+        assert_eq!(ev.config(), &cfg);
+        assert_eq!(ev.raw_outputs(&probe()).expect("read"), want);
+        // A meta.json written before the switches existed names neither: both are off.
+        let old_root = tmpdir("before-move-features");
+        let old_dir = old_root.join("ck");
+        let base = ModelConfig {
+            move_features: false,
+            ..ModelConfig::new().with_hidden(8).with_blocks(1)
+        };
+        save_checkpoint(&old_dir, &trained(&base), &meta()).expect("save");
+        let meta_path = old_dir.join(META_FILE);
+        let mut v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+        let model = v["model"].as_object_mut().expect("model object");
+        for key in LATER_MODEL_KEYS {
+            assert!(model.remove(key).is_some(), "{key} is written");
+        }
+        fs::write(&meta_path, serde_json::to_string(&v).expect("json")).expect("write");
+        let (ev, _) = load_evaluator(&old_dir, &Device::flex()).expect("older meta loads");
+        assert!(!ev.config().move_features && !ev.config().short_value);
+        let _ = fs::remove_dir_all(&root);
+        let _ = fs::remove_dir_all(&old_root);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The shape of the policy-value network. Stored in every checkpoint's `meta.json`, and the
 /// `[model]` section of a training config.
 ///
-/// input (`INPUT_SIZE`) → linear to `hidden` → relu → `blocks` residual blocks of width `hidden`
+/// input ([`ModelConfig::input_size`]) → linear to `hidden` → relu → `blocks` residual blocks of width `hidden`
 /// → one linear to 8 outputs (6 policy logits, value, margin), 9 with the short-horizon value
 /// head (`short_value`).
 ///
@@ -28,6 +28,11 @@ pub struct ModelConfig {
     /// the next recorded search values (KataGo's short-term value targets). Default off;
     /// checkpoints without the key have no such head.
     pub short_value: bool,
+    /// The input also holds what each house's sowing would capture and carry, for both
+    /// sides ([`crate::encode`]'s move features, 26 more inputs). Default on (since
+    /// 2026-12-07: the same 15 minutes train a stronger network); a checkpoint without the key
+    /// has the base layout only (the checkpoint reader treats the missing key as off).
+    pub move_features: bool,
 }
 
 impl Config for ModelConfig {}
@@ -38,6 +43,7 @@ impl Default for ModelConfig {
             hidden: 128,
             blocks: 3,
             short_value: false,
+            move_features: true,
         }
     }
 }
@@ -46,20 +52,22 @@ impl std::fmt::Display for ModelConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{{\"hidden\":{},\"blocks\":{}{}}}",
+            "{{\"hidden\":{},\"blocks\":{}{},\"move_features\":{}}}",
             self.hidden,
             self.blocks,
             if self.short_value {
                 ",\"short_value\":true"
             } else {
                 ""
-            }
+            },
+            self.move_features
         )
     }
 }
 
 impl ModelConfig {
-    /// The default shape (hidden 128, 3 blocks: the `[model]` defaults of a training config).
+    /// The default shape (hidden 128, 3 blocks, the move features: the `[model]` defaults of a
+    /// training config).
     pub fn new() -> ModelConfig {
         ModelConfig::default()
     }
@@ -94,9 +102,14 @@ impl ModelConfig {
         crate::net::HEAD_OUTPUTS + usize::from(self.short_value)
     }
 
+    /// Inputs per position: [`crate::encode::input_size`] of `move_features`.
+    pub fn input_size(&self) -> usize {
+        crate::encode::input_size(self.move_features)
+    }
+
     /// Builds a freshly initialised network on `device` (use an autodiff device to train it).
     pub fn init(&self, device: &Device) -> PolicyValueNet {
-        let input = LinearConfig::new(crate::encode::INPUT_SIZE, self.hidden).init(device);
+        let input = LinearConfig::new(self.input_size(), self.hidden).init(device);
         let blocks = (0..self.blocks)
             .map(|_| ResidualBlock {
                 linear: LinearConfig::new(self.hidden, self.hidden).init(device),
@@ -113,7 +126,7 @@ impl ModelConfig {
     /// Number of trainable parameters of a network of this shape.
     pub fn num_params(&self) -> usize {
         let h = self.hidden;
-        let input = crate::encode::INPUT_SIZE * h + h;
+        let input = self.input_size() * h + h;
         let blocks = self.blocks * (h * h + h);
         let heads = h * self.head_outputs() + self.head_outputs();
         input + blocks + heads
@@ -223,6 +236,32 @@ mod tests {
             Err("hidden = 0 is outside 1..=4096".to_string())
         );
         assert!(ModelConfig::new().validate().is_ok());
+        // The move features widen the input layer (on by default) and travel in the JSON form,
+        // off as well as on.
+        let mf = ModelConfig::new();
+        assert!(mf.move_features);
+        let base = ModelConfig {
+            move_features: false,
+            ..ModelConfig::new()
+        };
+        for c in [&mf, &base] {
+            let back: ModelConfig = serde_json::from_str(&c.to_string()).expect("display is json");
+            assert_eq!(&back, c);
+        }
+        assert_eq!(
+            mf.input_size(),
+            crate::encode::INPUT_SIZE + crate::encode::MOVE_FEATURES
+        );
+        assert_eq!(base.input_size(), crate::encode::INPUT_SIZE);
+        assert_eq!(
+            mf.num_params() - base.num_params(),
+            crate::encode::MOVE_FEATURES * mf.hidden
+        );
+        assert_eq!(mf.num_params(), 70_792);
+        assert_eq!(
+            burn::module::Module::num_params(&mf.init(&Device::flex())),
+            mf.num_params()
+        );
     }
 
     #[test]

@@ -21,9 +21,23 @@
 //! The exact small counts decide captures (an opponent house holding 1 or 2 becomes 2 or 3) and
 //! where a sowing ends; the scaled count carries larger houses; the legal-move bits carry the
 //! feeding rule, which depends on the whole board.
+//!
+//! # Move features (networks with `model.move_features`: [`MOVE_FEATURES`] = 26 more floats)
+//!
+//! What each house's sowing would do right now, played by the engine's own rules: a small
+//! network learns the sowing arithmetic behind captures slowly from the counts alone.
+//!
+//! | offset | size | feature |
+//! |---|---|---|
+//! | `131 + 2*i` | 1 per mover house `i` | seeds its sowing captures / 12 (0 for an empty house or a cancelled grand slam) |
+//! | `131 + 2*i + 1` | 1 per mover house | seeds its sowing drops on the opponent's row / 12 |
+//! | `143 + 2*j` | 1 per opponent house `j` | seeds its sowing would capture if the opponent were to move now / 12 |
+//! | `143 + 2*j + 1` | 1 per opponent house | seeds it would drop on the mover's row / 12 |
+//! | 155 | 1 | the mover's best capture now / 12 |
+//! | 156 | 1 | the opponent's best capture if it were to move now / 12 |
 
 use burn::tensor::{Device, Tensor, TensorData};
-use oware_engine::{Position, Side};
+use oware_engine::{Move, Position, Side};
 
 /// Number of one-hot count buckets per house: counts 0..=7 exactly, then "8 or more".
 pub const COUNT_BUCKETS: usize = 9;
@@ -33,8 +47,20 @@ pub const PER_HOUSE: usize = COUNT_BUCKETS + 1;
 pub const GLOBALS_OFFSET: usize = 12 * PER_HOUSE;
 /// Offset of the six legal-move bits.
 pub const LEGAL_OFFSET: usize = GLOBALS_OFFSET + 5;
-/// Length of one encoded position.
+/// Length of one encoded position (the base layout, without move features).
 pub const INPUT_SIZE: usize = LEGAL_OFFSET + 6;
+/// Floats the move features add after the base layout (see the module docs).
+pub const MOVE_FEATURES: usize = 26;
+
+/// The length of one encoded position: [`INPUT_SIZE`], plus [`MOVE_FEATURES`] with
+/// `move_features`.
+pub const fn input_size(move_features: bool) -> usize {
+    if move_features {
+        INPUT_SIZE + MOVE_FEATURES
+    } else {
+        INPUT_SIZE
+    }
+}
 
 /// The mover's legal moves as a mask over policy indices (sowing order within the mover's row).
 pub fn legal_mask(pos: &Position) -> [bool; 6] {
@@ -92,20 +118,80 @@ pub fn encode_into(pos: &Position, out: &mut [f32]) {
     }
 }
 
-/// The features of a batch of positions, row-major `[positions.len() * INPUT_SIZE]`.
-pub fn encode_vec(positions: &[Position]) -> Vec<f32> {
-    let mut data = vec![0.0f32; positions.len() * INPUT_SIZE];
-    for (pos, row) in positions.iter().zip(data.chunks_exact_mut(INPUT_SIZE)) {
-        encode_into(pos, row);
+/// Writes the [`MOVE_FEATURES`] of `pos` into `out` (see the module docs): each house's
+/// sowing played on a copy of the position by the engine, the opponent's as if it were to
+/// move. Every entry of `out` is overwritten.
+///
+/// # Panics
+/// If `out.len() != MOVE_FEATURES` (a caller bug, never data-dependent).
+pub fn encode_moves_into(pos: &Position, out: &mut [f32]) {
+    assert_eq!(
+        out.len(),
+        MOVE_FEATURES,
+        "encode_moves_into needs a slice of MOVE_FEATURES"
+    );
+    let mover = pos.to_move();
+    let theirs = pos.with_to_move(!mover);
+    let mut best = [0u8; 2];
+    for (k, (side, from)) in [(mover, pos), (!mover, &theirs)].into_iter().enumerate() {
+        let other_row = from.row_seeds(!side);
+        for i in 0..6 {
+            let mv = Move::from_relative(side, i);
+            let slot = &mut out[12 * k + 2 * i..12 * k + 2 * i + 2];
+            if from.board()[mv.house()] == 0 {
+                slot.fill(0.0);
+                continue;
+            }
+            let mut next = *from;
+            let effect = next.play_unchecked(mv);
+            // What reached the other row: what is there now plus what was captured from it.
+            let sown = (next.row_seeds(!side) + effect.captured).saturating_sub(other_row);
+            slot[0] = f32::from(effect.captured) / 12.0;
+            slot[1] = f32::from(sown) / 12.0;
+            best[k] = best[k].max(effect.captured);
+        }
+    }
+    out[24] = f32::from(best[0]) / 12.0;
+    out[25] = f32::from(best[1]) / 12.0;
+}
+
+/// Writes the features of `pos` into `out` (length [`input_size`]`(move_features)`): the base
+/// layout, then the move features when asked.
+///
+/// # Panics
+/// If `out` has another length (a caller bug, never data-dependent).
+pub fn encode_into_with(pos: &Position, move_features: bool, out: &mut [f32]) {
+    assert_eq!(
+        out.len(),
+        input_size(move_features),
+        "encode_into_with needs a slice of input_size"
+    );
+    let (base, moves) = out.split_at_mut(INPUT_SIZE);
+    encode_into(pos, base);
+    if move_features {
+        encode_moves_into(pos, moves);
+    }
+}
+
+/// The features of a batch of positions, row-major `[positions.len() * input_size]`, with the
+/// move features when `move_features`.
+pub fn encode_vec(positions: &[Position], move_features: bool) -> Vec<f32> {
+    let width = input_size(move_features);
+    let mut data = vec![0.0f32; positions.len() * width];
+    for (pos, row) in positions.iter().zip(data.chunks_exact_mut(width)) {
+        encode_into_with(pos, move_features, row);
     }
     data
 }
 
-/// The input tensor of a batch: shape `[positions.len(), INPUT_SIZE]`, on `device`.
-pub fn encode_batch(positions: &[Position], device: &Device) -> Tensor<2> {
+/// The input tensor of a batch: shape `[positions.len(), input_size]`, on `device`.
+pub fn encode_batch(positions: &[Position], move_features: bool, device: &Device) -> Tensor<2> {
     let n = positions.len();
     Tensor::from_data(
-        TensorData::new(encode_vec(positions), [n, INPUT_SIZE]),
+        TensorData::new(
+            encode_vec(positions, move_features),
+            [n, input_size(move_features)],
+        ),
         device,
     )
 }
@@ -230,7 +316,7 @@ mod tests {
         let a = Position::start();
         let b = Position::from_parts([0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0], [10, 7], Side::North)
             .expect("48");
-        let t = encode_batch(&[a, b], &device);
+        let t = encode_batch(&[a, b], false, &device);
         assert_eq!(t.dims(), [2, INPUT_SIZE]);
         let data = t.into_data().try_to_vec::<f32>().expect("f32 data");
         assert_eq!(&data[..INPUT_SIZE], enc(&a).as_slice());
@@ -250,5 +336,73 @@ mod tests {
                 ILLEGAL_LOGIT
             ]
         );
+    }
+
+    fn moves_of(pos: &Position) -> Vec<f32> {
+        let mut v = vec![0.0; input_size(true)];
+        encode_into_with(pos, true, &mut v);
+        assert_eq!(
+            &v[..INPUT_SIZE],
+            enc(pos).as_slice(),
+            "the base layout comes first"
+        );
+        v[INPUT_SIZE..].iter().map(|x| x * 12.0).collect()
+    }
+
+    #[test]
+    fn move_features_of_a_position_worked_by_hand() {
+        // South: a=0 b=1 c=2 d=3 e=9 f=13; North: A=0 B=0 C=2 D=1 E=0 F=0.
+        let board = [0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0];
+        let south = Position::from_parts(board, [10, 7], Side::South).expect("48 seeds");
+        let v = moves_of(&south);
+        // d drops one seed on A; e six on North's row, ending on b; f (13 seeds) laps the
+        // board and ends on B: A and B hold 2 each and are taken (4 seeds), 8 seeds sown there.
+        let mover = [0., 0., 0., 0., 0., 0., 0., 1., 0., 6., 4., 8.];
+        // North, were it to move: C ends on E, D on E, in its own row.
+        let theirs = [0.0; 12];
+        for (k, (got, want)) in v[..24].iter().zip(mover.iter().chain(&theirs)).enumerate() {
+            assert!((got - want).abs() < 1e-5, "feature {k}: {got} vs {want}");
+        }
+        assert!((v[24] - 4.0).abs() < 1e-5 && v[25].abs() < 1e-5);
+        // The same board with North to move: its moves first, South's as the threats.
+        let north = moves_of(&Position::from_parts(board, [10, 7], Side::North).expect("48"));
+        assert_eq!(&north[..12], &theirs);
+        for (k, (got, want)) in north[12..24].iter().zip(&mover).enumerate() {
+            assert!((got - want).abs() < 1e-5, "threat {k}: {got} vs {want}");
+        }
+        assert!(north[24].abs() < 1e-5 && (north[25] - 4.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn move_features_follow_the_grand_slam_rule_and_the_colour_swap() {
+        // f's one seed makes A (North's only seeds) 2: taking it would leave North nothing, so
+        // the capture is cancelled; the seed still reached North's row.
+        let board = [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0];
+        let v = moves_of(&Position::from_parts(board, [23, 23], Side::South).expect("48"));
+        assert_eq!(&v[10..12], &[0.0, 1.0]);
+        assert_eq!(v[24], 0.0);
+        let board = [3, 0, 5, 1, 2, 7, 4, 4, 0, 1, 6, 2];
+        let south = Position::from_parts(board, [8, 5], Side::South).expect("48");
+        let mut swapped = [0u8; 12];
+        for i in 0..12 {
+            swapped[(i + 6) % 12] = board[i];
+        }
+        let north = Position::from_parts(swapped, [5, 8], Side::North).expect("48");
+        assert_eq!(moves_of(&south), moves_of(&north));
+        // Every legal move's capture feature is what the engine captures playing it.
+        for m in &south.legal_moves() {
+            let (_, effect) = south.play(m).expect("legal");
+            let got = moves_of(&south)[2 * m.relative()];
+            assert!((got - f32::from(effect.captured)).abs() < 1e-5, "move {m}");
+        }
+    }
+
+    #[test]
+    fn batch_tensor_with_move_features() {
+        let device = Device::flex();
+        let a = Position::start();
+        let t = encode_batch(&[a, a], true, &device);
+        assert_eq!(t.dims(), [2, INPUT_SIZE + MOVE_FEATURES]);
+        assert_eq!(input_size(false), INPUT_SIZE);
     }
 }

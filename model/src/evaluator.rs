@@ -1,7 +1,7 @@
 //! [`NetEvaluator`]: the network as an [`Evaluator`] for search, one forward pass per batch.
 
 use crate::config::ModelConfig;
-use crate::encode::{INPUT_SIZE, encode_vec, legal_mask};
+use crate::encode::{encode_vec, legal_mask};
 use crate::net::{MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -83,7 +83,10 @@ impl NetEvaluator {
         }
         let n = positions.len();
         let input = Tensor::<2>::from_data(
-            TensorData::new(encode_vec(positions), [n, INPUT_SIZE]),
+            TensorData::new(
+                encode_vec(positions, self.config.move_features),
+                [n, self.config.input_size()],
+            ),
             &self.device,
         );
         let raw = tensor_to_vec(self.model.forward_raw(input)).map_err(EvalError::Failed)?;
@@ -239,7 +242,7 @@ pub(crate) mod tests {
         let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(16), &device);
         let pos = some_positions();
         let preds = ev.predict(&pos).expect("finite network");
-        let out = ev.model().forward(encode_batch(&pos, &device));
+        let out = ev.model().forward(encode_batch(&pos, true, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),
@@ -324,7 +327,7 @@ pub(crate) mod tests {
             )));
         } else {
             net.input.weight = Param::from_tensor(Tensor::<2>::full(
-                [INPUT_SIZE, config.hidden],
+                [config.input_size(), config.hidden],
                 value,
                 &device,
             ));

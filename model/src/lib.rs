@@ -2,7 +2,8 @@
 //!
 //! Oware Zero's policy-value network on burn 0.22.1, and everything around it:
 //!
-//! - [`encode`]: a position as [`INPUT_SIZE`] floats from the mover's point of view;
+//! - [`encode`]: a position as [`INPUT_SIZE`] floats from the mover's point of view, and the
+//!   [`encode::MOVE_FEATURES`] of networks with `move_features`;
 //! - [`ModelConfig`] / [`PolicyValueNet`]: a residual MLP with a 6-logit policy head, a `tanh`
 //!   value head and an auxiliary seed-margin head;
 //! - [`NetEvaluator`]: the engine's [`oware_search::Evaluator`], one forward pass per batch on a

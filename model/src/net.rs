@@ -37,7 +37,7 @@ impl ResidualBlock {
 /// before their `tanh`.
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    /// Input layer: `INPUT_SIZE` → `hidden`, followed by relu.
+    /// Input layer: `ModelConfig::input_size` → `hidden`, followed by relu.
     pub input: Linear,
     /// The residual trunk.
     pub blocks: Vec<ResidualBlock>,
@@ -61,7 +61,7 @@ pub struct NetOutput {
 }
 
 impl PolicyValueNet {
-    /// The raw head outputs: input `[batch, INPUT_SIZE]` → `[batch, HEAD_OUTPUTS]`: columns 0..6
+    /// The raw head outputs: input `[batch, input_size]` → `[batch, HEAD_OUTPUTS]`: columns 0..6
     /// are the policy logits, [`VALUE_COLUMN`] and [`MARGIN_COLUMN`] the value and margin before
     /// `tanh`.
     pub fn forward_raw(&self, input: Tensor<2>) -> Tensor<2> {
@@ -72,7 +72,7 @@ impl PolicyValueNet {
         self.heads.forward(x)
     }
 
-    /// The full forward pass: input `[batch, INPUT_SIZE]` (see [`crate::encode`]) → policy
+    /// The full forward pass: input `[batch, input_size]` (see [`crate::encode`]) → policy
     /// logits `[batch, 6]`, value `[batch, 1]` and margin `[batch, 1]` (see [`NetOutput`]).
     pub fn forward(&self, input: Tensor<2>) -> NetOutput {
         let raw = self.forward_raw(input);
@@ -172,7 +172,7 @@ pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, St
         .map_err(|e| format!("reading a tensor back from the device: {e}"))
 }
 
-/// A plain-Rust forward pass of the same network over row-major inputs `[batch, INPUT_SIZE]`;
+/// A plain-Rust forward pass of the same network over row-major inputs `[batch, input_size]`;
 /// returns the raw head outputs `[batch, HEAD_OUTPUTS]` (as [`PolicyValueNet::forward_raw`]).
 /// Naive loops: a reference for tests, not a fast path.
 pub fn reference_forward(layers: &[DenseLayer], input: &[f32], batch: usize) -> Vec<f32> {
@@ -209,7 +209,7 @@ pub fn reference_forward(layers: &[DenseLayer], input: &[f32], batch: usize) -> 
 mod tests {
     use super::*;
     use crate::ModelConfig;
-    use crate::encode::{INPUT_SIZE, encode_batch, encode_vec, mask_batch};
+    use crate::encode::{encode_batch, encode_vec, mask_batch};
     use burn::tensor::Device;
     use oware_engine::{Position, Side};
 
@@ -231,7 +231,7 @@ mod tests {
             .with_blocks(2)
             .init(&device);
         let pos = positions();
-        let out = net.forward(encode_batch(&pos, &device));
+        let out = net.forward(encode_batch(&pos, true, &device));
         assert_eq!(out.policy_logits.dims(), [3, 6]);
         assert_eq!(out.value.dims(), [3, 1]);
         assert_eq!(out.margin.dims(), [3, 1]);
@@ -252,7 +252,7 @@ mod tests {
             .with_blocks(1)
             .init(&device);
         let pos = positions();
-        let out = net.forward(encode_batch(&pos, &device));
+        let out = net.forward(encode_batch(&pos, true, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),
@@ -284,12 +284,13 @@ mod tests {
         assert_eq!(n_params, cfg.num_params());
         assert_eq!(net.num_params(), cfg.num_params());
         let pos = positions();
-        let burn_raw = tensor_to_vec(net.forward_raw(encode_batch(&pos, &device))).expect("read");
-        let plain = reference_forward(&layers, &encode_vec(&pos), pos.len());
+        let burn_raw =
+            tensor_to_vec(net.forward_raw(encode_batch(&pos, true, &device))).expect("read");
+        let plain = reference_forward(&layers, &encode_vec(&pos, true), pos.len());
         assert_eq!(burn_raw.len(), pos.len() * HEAD_OUTPUTS);
         for (a, b) in burn_raw.iter().zip(&plain) {
             assert!((a - b).abs() < 1e-4, "{a} vs {b}");
         }
-        assert_eq!(layers[0].d_in, INPUT_SIZE);
+        assert_eq!(layers[0].d_in, cfg.input_size());
     }
 }

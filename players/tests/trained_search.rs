@@ -134,7 +134,10 @@ fn the_reference_networks_metadata_still_reads() {
     let info = read_checkpoint_info(tmp.path()).expect("the reference's meta.json reads");
     assert_eq!(
         info.model,
-        ModelConfig::new().with_hidden(128).with_blocks(3)
+        ModelConfig {
+            move_features: false,
+            ..ModelConfig::new().with_hidden(128).with_blocks(3)
+        }
     );
     assert_eq!(info.meta.step, 200_000);
     assert_eq!(info.meta.mcts, None);
