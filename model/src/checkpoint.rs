@@ -840,8 +840,10 @@ mod tests {
     fn move_features_round_trip_and_older_files_read_as_without_them() {
         let root = tmpdir("move-features");
         let dir = root.join("ck");
-        let cfg = ModelConfig::new().with_hidden(8).with_blocks(1);
-        assert!(cfg.move_features, "on by default");
+        let cfg = ModelConfig {
+            move_features: true,
+            ..ModelConfig::new().with_hidden(8).with_blocks(1)
+        };
         let learner = trained(&cfg);
         save_checkpoint(&dir, &learner, &meta()).expect("save");
         let want = learner.evaluator().raw_outputs(&probe()).expect("read");

@@ -29,9 +29,10 @@ pub struct ModelConfig {
     /// checkpoints without the key have no such head.
     pub short_value: bool,
     /// The input also holds what each house's sowing would capture and carry, for both
-    /// sides ([`crate::encode`]'s move features, 26 more inputs). Default on (since
-    /// 2026-12-07: the same 15 minutes train a stronger network); a checkpoint without the key
-    /// has the base layout only (the checkpoint reader treats the missing key as off).
+    /// sides ([`crate::encode`]'s move features, 26 more inputs). Default off (15-minute runs
+    /// with them scored 48.4% against the yardstick over two seeds, without 45.1%: no gain
+    /// shown, see `docs/results/2026-12-07-move-features.md`); a checkpoint without the key
+    /// has the base layout.
     pub move_features: bool,
 }
 
@@ -43,7 +44,7 @@ impl Default for ModelConfig {
             hidden: 128,
             blocks: 3,
             short_value: false,
-            move_features: true,
+            move_features: false,
         }
     }
 }
@@ -66,8 +67,7 @@ impl std::fmt::Display for ModelConfig {
 }
 
 impl ModelConfig {
-    /// The default shape (hidden 128, 3 blocks, the move features: the `[model]` defaults of a
-    /// training config).
+    /// The default shape (hidden 128, 3 blocks: the `[model]` defaults of a training config).
     pub fn new() -> ModelConfig {
         ModelConfig::default()
     }
@@ -236,12 +236,12 @@ mod tests {
             Err("hidden = 0 is outside 1..=4096".to_string())
         );
         assert!(ModelConfig::new().validate().is_ok());
-        // The move features widen the input layer (on by default) and travel in the JSON form,
-        // off as well as on.
-        let mf = ModelConfig::new();
-        assert!(mf.move_features);
-        let base = ModelConfig {
-            move_features: false,
+        // The move features widen the input layer and travel in the JSON form, off as well
+        // as on.
+        let base = ModelConfig::new();
+        assert!(!base.move_features);
+        let mf = ModelConfig {
+            move_features: true,
             ..ModelConfig::new()
         };
         for c in [&mf, &base] {

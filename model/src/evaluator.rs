@@ -242,7 +242,7 @@ pub(crate) mod tests {
         let ev = NetEvaluator::random(&ModelConfig::new().with_hidden(16), &device);
         let pos = some_positions();
         let preds = ev.predict(&pos).expect("finite network");
-        let out = ev.model().forward(encode_batch(&pos, true, &device));
+        let out = ev.model().forward(encode_batch(&pos, false, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),

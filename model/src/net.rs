@@ -231,7 +231,7 @@ mod tests {
             .with_blocks(2)
             .init(&device);
         let pos = positions();
-        let out = net.forward(encode_batch(&pos, true, &device));
+        let out = net.forward(encode_batch(&pos, false, &device));
         assert_eq!(out.policy_logits.dims(), [3, 6]);
         assert_eq!(out.value.dims(), [3, 1]);
         assert_eq!(out.margin.dims(), [3, 1]);
@@ -252,7 +252,7 @@ mod tests {
             .with_blocks(1)
             .init(&device);
         let pos = positions();
-        let out = net.forward(encode_batch(&pos, true, &device));
+        let out = net.forward(encode_batch(&pos, false, &device));
         let p = tensor_to_vec(PolicyValueNet::masked_policy(
             out.policy_logits,
             mask_batch(&pos, &device),
@@ -276,7 +276,11 @@ mod tests {
     #[test]
     fn plain_reference_matches_burn() {
         let device = Device::flex();
-        let cfg = ModelConfig::new().with_hidden(24).with_blocks(2);
+        // With the move features: the wider input layer is read like the others.
+        let cfg = ModelConfig {
+            move_features: true,
+            ..ModelConfig::new().with_hidden(24).with_blocks(2)
+        };
         let net = cfg.init(&device);
         let layers = net.dense_layers().expect("read");
         assert_eq!(layers.len(), 4);
@@ -285,8 +289,9 @@ mod tests {
         assert_eq!(net.num_params(), cfg.num_params());
         let pos = positions();
         let burn_raw =
-            tensor_to_vec(net.forward_raw(encode_batch(&pos, true, &device))).expect("read");
-        let plain = reference_forward(&layers, &encode_vec(&pos, true), pos.len());
+            tensor_to_vec(net.forward_raw(encode_batch(&pos, cfg.move_features, &device)))
+                .expect("read");
+        let plain = reference_forward(&layers, &encode_vec(&pos, cfg.move_features), pos.len());
         assert_eq!(burn_raw.len(), pos.len() * HEAD_OUTPUTS);
         for (a, b) in burn_raw.iter().zip(&plain) {
             assert!((a - b).abs() < 1e-4, "{a} vs {b}");

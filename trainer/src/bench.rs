@@ -256,6 +256,7 @@ pub fn run_bench(
         "model": {
             "hidden": config.model.hidden,
             "blocks": config.model.blocks,
+            "move_features": config.model.move_features,
             "params": config.model.num_params(),
         },
         "service": service,

@@ -612,8 +612,6 @@ pub const CHANGED_DEFAULTS: &[(&str, &str, &str)] = &[
     // 2026-12-05: value_target_mix 0 -> 0.5, selfplay.egtb "" -> "auto".
     ("optimizer", "value_target_mix", "0.0"),
     ("selfplay", "egtb", "\"\""),
-    // 2026-12-07: model.move_features false -> true.
-    ("model", "move_features", "false"),
 ];
 
 /// Applies one `section.key=value` override. The value is read as TOML (`0.01`, `true`,
