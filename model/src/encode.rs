@@ -217,6 +217,21 @@ pub const ILLEGAL_LOGIT: f32 = -1.0e9;
 mod tests {
     use super::*;
 
+    /// South: a=0 b=1 c=2 d=3 e=9 f=13; North: A=0 B=0 C=2 D=1 E=0 F=0 (with 10 / 7 captured).
+    const WORKED: [u8; 12] = [0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0];
+
+    /// A position with South to move and its colour-swapped twin with North to move.
+    fn colour_twins() -> (Position, Position) {
+        let board = [3, 0, 5, 1, 2, 7, 4, 4, 0, 1, 6, 2];
+        let south = Position::from_parts(board, [8, 5], Side::South).expect("48");
+        let mut swapped = [0u8; 12];
+        for i in 0..12 {
+            swapped[(i + 6) % 12] = board[i];
+        }
+        let north = Position::from_parts(swapped, [5, 8], Side::North).expect("48");
+        (south, north)
+    }
+
     fn enc(pos: &Position) -> Vec<f32> {
         let mut v = vec![0.0; INPUT_SIZE];
         encode_into(pos, &mut v);
@@ -252,8 +267,7 @@ mod tests {
 
     #[test]
     fn known_position_from_both_sides() {
-        // South: a=0 b=1 c=2 d=3 e=9 f=13; North: A=0 B=0 C=2 D=1 E=0 F=0. Captured 10 / 7.
-        let board = [0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0];
+        let board = WORKED;
         let south = Position::from_parts(board, [10, 7], Side::South).expect("48 seeds");
         let v = enc(&south);
         let want = [0, 1, 2, 3, 8, 8, 0, 0, 2, 1, 0, 0];
@@ -283,13 +297,7 @@ mod tests {
 
     #[test]
     fn colour_swap_encodes_identically() {
-        let board = [3, 0, 5, 1, 2, 7, 4, 4, 0, 1, 6, 2];
-        let south = Position::from_parts(board, [8, 5], Side::South).expect("48");
-        let mut swapped = [0u8; 12];
-        for i in 0..12 {
-            swapped[(i + 6) % 12] = board[i];
-        }
-        let north = Position::from_parts(swapped, [5, 8], Side::North).expect("48");
+        let (south, north) = colour_twins();
         assert_eq!(enc(&south), enc(&north));
     }
 
@@ -351,8 +359,7 @@ mod tests {
 
     #[test]
     fn move_features_of_a_position_worked_by_hand() {
-        // South: a=0 b=1 c=2 d=3 e=9 f=13; North: A=0 B=0 C=2 D=1 E=0 F=0.
-        let board = [0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0];
+        let board = WORKED;
         let south = Position::from_parts(board, [10, 7], Side::South).expect("48 seeds");
         let v = moves_of(&south);
         // d drops one seed on A; e six on North's row, ending on b; f (13 seeds) laps the
@@ -381,13 +388,7 @@ mod tests {
         let v = moves_of(&Position::from_parts(board, [23, 23], Side::South).expect("48"));
         assert_eq!(&v[10..12], &[0.0, 1.0]);
         assert_eq!(v[24], 0.0);
-        let board = [3, 0, 5, 1, 2, 7, 4, 4, 0, 1, 6, 2];
-        let south = Position::from_parts(board, [8, 5], Side::South).expect("48");
-        let mut swapped = [0u8; 12];
-        for i in 0..12 {
-            swapped[(i + 6) % 12] = board[i];
-        }
-        let north = Position::from_parts(swapped, [5, 8], Side::North).expect("48");
+        let (south, north) = colour_twins();
         assert_eq!(moves_of(&south), moves_of(&north));
         // Every legal move's capture feature is what the engine captures playing it.
         for m in &south.legal_moves() {
