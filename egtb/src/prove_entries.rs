@@ -49,7 +49,7 @@ pub(crate) fn prove_open_entries(
     if budget == 0 {
         return (table, EntryProofs::default());
     }
-    let Some(entries) = table.entry_codes().map(<[u8]>::to_vec) else {
+    let Some(mut entries) = table.entry_codes().map(<[u8]>::to_vec) else {
         return (table, EntryProofs::default());
     };
     let open: Vec<(u64, Bounds)> = (0..table.len())
@@ -69,7 +69,6 @@ pub(crate) fn prove_open_entries(
             |prover, &(i, start)| prove_entry(prover, n, i, start, budget),
         )
         .collect();
-    let mut entries = entries;
     let mut stats = EntryProofs {
         searched: open.len() as u64,
         ..EntryProofs::default()

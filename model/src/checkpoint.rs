@@ -444,10 +444,6 @@ fn read_file(path: &Path) -> Result<Vec<u8>, CheckpointError> {
     })
 }
 
-/// The `model` keys of `meta.json` that checkpoints written before them lack, all switches
-/// whose absence means off: the short-horizon value head and the move features.
-const LATER_MODEL_KEYS: [&str; 2] = ["short_value", "move_features"];
-
 fn read_meta_file(dir: &Path) -> Result<MetaFile, CheckpointError> {
     let path = dir.join(META_FILE);
     let bytes = read_file(&path)?;
@@ -469,16 +465,6 @@ fn read_meta_file(dir: &Path) -> Result<MetaFile, CheckpointError> {
             found,
             supported: FORMAT_VERSION,
         });
-    }
-    let mut value = value;
-    // Keys added to the network's shape after checkpoints were first written: a checkpoint
-    // without one has the layout from before it, whatever today's default.
-    if let Some(model) = value.get_mut("model").and_then(|m| m.as_object_mut()) {
-        for key in LATER_MODEL_KEYS {
-            model
-                .entry(key.to_string())
-                .or_insert(serde_json::Value::Bool(false));
-        }
     }
     let meta: MetaFile = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
     meta.model
@@ -850,7 +836,8 @@ mod tests {
         let (ev, _) = load_evaluator(&dir, &Device::flex()).expect("load");
         assert_eq!(ev.config(), &cfg);
         assert_eq!(ev.raw_outputs(&probe()).expect("read"), want);
-        // A meta.json written before the switches existed names neither: both are off.
+        // A meta.json written before the switches existed names neither: both are off (their
+        // defaults; a switch whose default became on would need the missing key read as off).
         let old_root = tmpdir("before-move-features");
         let old_dir = old_root.join("ck");
         let base = ModelConfig {
@@ -862,7 +849,7 @@ mod tests {
         let mut v: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
         let model = v["model"].as_object_mut().expect("model object");
-        for key in LATER_MODEL_KEYS {
+        for key in ["short_value", "move_features"] {
             assert!(model.remove(key).is_some(), "{key} is written");
         }
         fs::write(&meta_path, serde_json::to_string(&v).expect("json")).expect("write");

@@ -1,10 +1,10 @@
 //! [`NetEvaluator`]: the network as an [`Evaluator`] for search, one forward pass per batch.
 
 use crate::config::ModelConfig;
-use crate::encode::{encode_vec, legal_mask};
+use crate::encode::{encode_batch, legal_mask};
 use crate::net::{MARGIN_COLUMN, PolicyValueNet, VALUE_COLUMN, tensor_to_vec};
 use burn::module::Module;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::Device;
 use oware_engine::Position;
 use oware_search::{EvalError, Evaluation, Evaluator};
 
@@ -82,13 +82,7 @@ impl NetEvaluator {
             return Ok(Vec::new());
         }
         let n = positions.len();
-        let input = Tensor::<2>::from_data(
-            TensorData::new(
-                encode_vec(positions, self.config.move_features),
-                [n, self.config.input_size()],
-            ),
-            &self.device,
-        );
+        let input = encode_batch(positions, self.config.move_features, &self.device);
         let raw = tensor_to_vec(self.model.forward_raw(input)).map_err(EvalError::Failed)?;
         let expected = n * self.config.head_outputs();
         if raw.len() != expected {
@@ -185,8 +179,9 @@ impl Evaluator for NetEvaluator {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::encode::{encode_batch, mask_batch};
+    use crate::encode::mask_batch;
     use crate::net::HEAD_OUTPUTS;
+    use burn::tensor::Tensor;
     use oware_engine::Side;
 
     pub(crate) fn some_positions() -> Vec<Position> {

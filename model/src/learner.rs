@@ -1,7 +1,7 @@
 //! [`Learner`]: the trainable network, its optimizer and the loss.
 
 use crate::config::{ModelConfig, OptimConfig, OptimizerKind};
-use crate::encode::{ILLEGAL_LOGIT, encode_vec, legal_mask};
+use crate::encode::{ILLEGAL_LOGIT, encode_batch, legal_mask};
 use crate::evaluator::NetEvaluator;
 use crate::net::{PolicyValueNet, tensor_to_vec};
 use burn::optim::decay::WeightDecayConfig;
@@ -325,13 +325,7 @@ impl Learner {
         device: &Device,
     ) -> Result<(Tensor<1>, Losses), TrainError> {
         let n = batch.len();
-        let input = Tensor::<2>::from_data(
-            TensorData::new(
-                encode_vec(&batch.positions, self.config.move_features),
-                [n, self.config.input_size()],
-            ),
-            device,
-        );
+        let input = encode_batch(&batch.positions, self.config.move_features, device);
         let mut mask = Vec::with_capacity(n * 6);
         let mut target = Vec::with_capacity(n * 6);
         for (pos, t) in batch.positions.iter().zip(&batch.policy) {
