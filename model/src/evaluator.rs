@@ -170,6 +170,7 @@ impl Evaluator for NetEvaluator {
             *e = Evaluation {
                 policy: p.policy,
                 value: p.value,
+                margin: p.margin,
             };
         }
         Ok(())
@@ -212,7 +213,8 @@ pub(crate) mod tests {
         let mut out = vec![
             Evaluation {
                 policy: [0.0; 6],
-                value: 9.0
+                value: 9.0,
+                margin: 0.0,
             };
             pos.len()
         ];
@@ -275,7 +277,8 @@ pub(crate) mod tests {
                             let mut out = vec![
                                 Evaluation {
                                     policy: [0.0; 6],
-                                    value: 0.0
+                                    value: 0.0,
+                                    margin: 0.0,
                                 };
                                 k
                             ];
@@ -341,7 +344,8 @@ pub(crate) mod tests {
             let mut out = vec![
                 Evaluation {
                     policy: [0.0; 6],
-                    value: 0.0
+                    value: 0.0,
+                    margin: 0.0,
                 };
                 pos.len()
             ];

@@ -38,6 +38,7 @@ impl Evaluator for PlayoutEvaluator {
             *e = Evaluation {
                 policy: uniform_policy(pos),
                 value: total / self.playouts as f32,
+                margin: 0.0,
             };
         }
         Ok(())

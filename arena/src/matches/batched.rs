@@ -395,6 +395,7 @@ mod tests {
                 *e = Evaluation {
                     policy,
                     value: ((key >> 56) as f32 / 255.0) - 0.5,
+                    margin: 0.0,
                 };
             }
             Ok(())

@@ -145,6 +145,7 @@ impl SlotSearch {
         rng: &mut R,
     ) {
         self.clear_search();
+        self.tree.margin_utility = cfg.margin_utility;
         self.sims = sims.max(1);
         self.budget = self.sims;
         self.started = 0;
@@ -439,6 +440,7 @@ mod tests {
                 Evaluation {
                     policy: [0.0; 6],
                     value: 0.0,
+                    margin: 0.0,
                 },
             );
             UniformEvaluator
@@ -536,6 +538,7 @@ mod tests {
                     Evaluation {
                         policy: [0.0; 6],
                         value: 0.0,
+                        margin: 0.0,
                     },
                 );
                 UniformEvaluator
