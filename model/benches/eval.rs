@@ -106,7 +106,6 @@ impl PlainNet {
             *e = Evaluation {
                 policy,
                 value: row[6].tanh(),
-                margin: 0.0,
             };
         }
     }
@@ -120,7 +119,6 @@ fn bench_eval(c: &mut Criterion) {
     let blank = Evaluation {
         policy: [0.0; 6],
         value: 0.0,
-        margin: 0.0,
     };
 
     // Both paths compute the same numbers.

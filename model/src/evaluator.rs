@@ -170,7 +170,6 @@ impl Evaluator for NetEvaluator {
             *e = Evaluation {
                 policy: p.policy,
                 value: p.value,
-                margin: p.margin,
             };
         }
         Ok(())
@@ -213,8 +212,7 @@ pub(crate) mod tests {
         let mut out = vec![
             Evaluation {
                 policy: [0.0; 6],
-                value: 9.0,
-                margin: 0.0,
+                value: 9.0
             };
             pos.len()
         ];
@@ -277,8 +275,7 @@ pub(crate) mod tests {
                             let mut out = vec![
                                 Evaluation {
                                     policy: [0.0; 6],
-                                    value: 0.0,
-                                    margin: 0.0,
+                                    value: 0.0
                                 };
                                 k
                             ];
@@ -344,8 +341,7 @@ pub(crate) mod tests {
             let mut out = vec![
                 Evaluation {
                     policy: [0.0; 6],
-                    value: 0.0,
-                    margin: 0.0,
+                    value: 0.0
                 };
                 pos.len()
             ];

@@ -449,8 +449,7 @@ mod tests {
         let mut out = vec![
             oware_search::Evaluation {
                 policy: [0.0; 6],
-                value: 0.0,
-                margin: 0.0,
+                value: 0.0
             };
             batch.len()
         ];

@@ -347,7 +347,6 @@ fn split(positions: &[Position], rows: &[f32], width: usize) -> Result<Vec<Evalu
             prediction_from_row(i, pos, row).map(|p| Evaluation {
                 policy: p.policy,
                 value: p.value,
-                margin: p.margin,
             })
         })
         .collect()

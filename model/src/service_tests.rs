@@ -12,7 +12,6 @@ fn blank(n: usize) -> Vec<Evaluation> {
         Evaluation {
             policy: [0.0; 6],
             value: 0.0,
-            margin: 0.0,
         };
         n
     ]

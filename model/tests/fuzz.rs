@@ -100,7 +100,6 @@ fn check(s: &Saved, meta: &[u8], model: &[u8], optimizer: &[u8]) -> Result<(), T
             let mut out = [Evaluation {
                 policy: [0.0; 6],
                 value: 0.0,
-                margin: 0.0,
             }];
             if let Err(e) = net.evaluate(&[Position::start()], &mut out) {
                 prop_assert!(!e.to_string().is_empty());

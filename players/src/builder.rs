@@ -47,7 +47,7 @@ pub fn load_network(path: &Path, device: DeviceKind) -> anyhow::Result<Arc<NetEv
 /// that record) without self-play exploration (no Dirichlet noise, temperature 0: the most
 /// visited move or the sequential-halving winner), then the spec's keys on top: `sims=`,
 /// `batch=` (leaves per tree), `c=` (the constant PUCT factor; it also makes the form
-/// constant), `fpu=`, `root=` and `margin=`. The result is validated: the error names the bad setting.
+/// constant), `fpu=` and `root=`. The result is validated: the error names the bad setting.
 pub fn play_mcts_config(
     spec: &MctsSpec,
     trained: Option<&MctsConfig>,
@@ -71,9 +71,6 @@ pub fn play_mcts_config(
     }
     if let Some(r) = spec.root {
         config.root = r;
-    }
-    if let Some(w) = spec.margin {
-        config.margin_utility = w;
     }
     config
         .validate()

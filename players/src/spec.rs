@@ -12,7 +12,7 @@ use std::str::FromStr;
 /// The valid forms, listed in every error.
 pub const VALID_FORMS: &str = "random | alphabeta:depth=N | alphabeta:ms=N | \
 alphabeta:depth=N,ms=M[,eval=classic|tuned|FILE][,tt_mb=N][,tm=spend|finish][,asp=on|off][,qdepth=N][,book=FILE] | mcts:rollouts[,sims=N][,ms=M][,c=C] | \
-mcts:model=PATH[,sims=N][,ms=M][,batch=B][,c=C][,fpu=F][,root=puct|gumbel][,margin=W] | human; \
+mcts:model=PATH[,sims=N][,ms=M][,batch=B][,c=C][,fpu=F][,root=puct|gumbel] | human; \
 alphabeta and mcts:model take egtb=DIR";
 
 /// The keys of a player spec, as `oware pit --help` (and the other match commands) list them.
@@ -39,7 +39,6 @@ run's [mcts] section, without self-play noise and temperature; older checkpoints
   c=C                         constant PUCT exploration factor (> 0)
   fpu=F                       first-play-urgency reduction (0..=2)
   root=puct|gumbel            the root algorithm
-  margin=W                    weight of the final seed margin in the search's value (0..=1; 0 = the result alone)
   egtb=DIR                    endgame tables correcting the network's values (also alphabeta)";
 
 /// The simulations an `mcts:rollouts` spec gets when it names none. A `mcts:model=` spec
@@ -116,9 +115,6 @@ pub struct MctsSpec {
     pub fpu: Option<f32>,
     /// The root algorithm (`root=puct|gumbel`, model only), if given.
     pub root: Option<RootAlgorithm>,
-    /// The weight of the final seed margin in the search's value (`margin=W`, model only), if
-    /// given: [`oware_search::mcts::MctsConfig::margin_utility`].
-    pub margin: Option<f32>,
     /// Endgame tables whose values correct the evaluator's (`egtb=DIR`, with a model only).
     pub egtb: Option<String>,
 }
@@ -251,16 +247,12 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     let mut millis = None;
     let mut fpu = None;
     let mut root = None;
-    let mut margin = None;
     let mut egtb = None;
     for item in options.split(',') {
         match split_option(item) {
             ("egtb", v, true) => parse_egtb(&mut egtb, v)?,
             ("ms", v, true) => set_once(&mut millis, "ms", parse_num("ms", v, 1, MAX_MILLIS)?)?,
             ("fpu", v, true) => set_once(&mut fpu, "fpu", parse_num("fpu", v, 0.0, MAX_FPU)?)?,
-            ("margin", v, true) => {
-                set_once(&mut margin, "margin", parse_num("margin", v, 0.0, 1.0)?)?
-            }
             ("root", "puct", true) => set_once(&mut root, "root", RootAlgorithm::Puct)?,
             ("root", "gumbel", true) => set_once(&mut root, "root", RootAlgorithm::Gumbel)?,
             ("root", v, true) => {
@@ -283,7 +275,7 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
             ("", _, _) => return Err("empty option".to_string()),
             (k, _, _) => {
                 return Err(format!(
-                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, ms, batch, c, fpu, root, margin or egtb)"
+                    "unknown mcts option '{k}' (expected rollouts, model=PATH, sims, ms, batch, c, fpu, root or egtb)"
                 ));
             }
         }
@@ -292,11 +284,8 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
     if egtb.is_some() && evaluator == MctsEvaluator::Rollouts {
         return Err("egtb=DIR corrects a network's values: it needs model=PATH".to_string());
     }
-    if evaluator == MctsEvaluator::Rollouts && (fpu.is_some() || root.is_some() || margin.is_some())
-    {
-        return Err(
-            "fpu=, root= and margin= set a network's search: they need model=PATH".to_string(),
-        );
+    if evaluator == MctsEvaluator::Rollouts && (fpu.is_some() || root.is_some()) {
+        return Err("fpu= and root= set a network's search: they need model=PATH".to_string());
     }
     Ok(PlayerSpec::Mcts(MctsSpec {
         evaluator,
@@ -306,7 +295,6 @@ fn parse_mcts(options: &str) -> Result<PlayerSpec, String> {
         c,
         fpu,
         root,
-        margin,
         egtb,
     }))
 }
@@ -414,9 +402,6 @@ impl fmt::Display for PlayerSpec {
                     Some(RootAlgorithm::Puct) => f.write_str(",root=puct")?,
                     Some(RootAlgorithm::Gumbel) => f.write_str(",root=gumbel")?,
                     None => {}
-                }
-                if let Some(w) = m.margin {
-                    write!(f, ",margin={w}")?;
                 }
                 if let Some(dir) = &m.egtb {
                     write!(f, ",egtb={dir}")?;

@@ -38,7 +38,6 @@ impl Evaluator for PlayoutEvaluator {
             *e = Evaluation {
                 policy: uniform_policy(pos),
                 value: total / self.playouts as f32,
-                margin: 0.0,
             };
         }
         Ok(())

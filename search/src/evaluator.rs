@@ -10,10 +10,6 @@ pub struct Evaluation {
     pub policy: [f32; 6],
     /// Expected result for the side to move, in [-1, 1].
     pub value: f32,
-    /// Expected final seed margin for the side to move (its seeds minus the opponent's at the
-    /// end, over 48), in [-1, 1]; 0 from an evaluator without an opinion. Searches weigh it in
-    /// by `margin_utility` ([`crate::mcts::MctsConfig::margin_utility`]).
-    pub margin: f32,
 }
 
 /// Why an evaluator could not judge a batch. A search that gets one stops and passes it on:
@@ -91,7 +87,6 @@ impl Evaluator for UniformEvaluator {
             *e = Evaluation {
                 policy: uniform_policy(pos),
                 value: 0.0,
-                margin: 0.0,
             };
         }
         Ok(())

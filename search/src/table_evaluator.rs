@@ -9,8 +9,7 @@ use std::sync::Arc;
 /// Wraps an evaluator (a network): at every position the tables cover, the value is held to
 /// the results the table interval allows — the exact result (1, 0 or −1) where the interval
 /// decides it, otherwise the inner value clamped to the range between the worst and the best
-/// result; the margin likewise within the interval's margins. The policy is the inner
-/// evaluator's.
+/// result. The policy is the inner evaluator's.
 ///
 /// The interval is the entry interval ([`Tables::entry`], exact wherever the table knows the
 /// entry value) for a fresh position ([`Evaluator::evaluate_fresh`]: a capture's child or the
@@ -66,10 +65,6 @@ impl<E> TableEvaluator<E> {
             if let Some(p) = self.tables.probe_with(pos, fresh(i)) {
                 let (worst, best) = p.outcomes();
                 e.value = e.value.clamp(worst.value(), best.value());
-                // The tables count every seed to the end (they play past 25), so their margin
-                // is the game's where no side reaches 25 first: close enough for a preference.
-                let (lo, hi) = p.margins();
-                e.margin = e.margin.clamp(lo as f32 / 48.0, hi as f32 / 48.0);
             }
         }
     }
@@ -105,7 +100,6 @@ mod tests {
         let mut out = [Evaluation {
             policy: [0.0; 6],
             value: 0.5,
-            margin: 0.0,
         }; 3];
         eval.evaluate(&[win, loss, far], &mut out)
             .expect("evaluates");
@@ -145,7 +139,6 @@ mod tests {
         let blank = Evaluation {
             policy: [0.0; 6],
             value: 0.0,
-            margin: 0.0,
         };
         let mut out = [blank; 2];
         eval.evaluate_fresh(&[pos, pos], &[true, false], &mut out)

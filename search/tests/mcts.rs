@@ -585,7 +585,6 @@ impl oware_search::Evaluator for Skewed {
             *o = oware_search::Evaluation {
                 policy: masked,
                 value: 0.0,
-                margin: 0.0,
             };
         }
         Ok(())

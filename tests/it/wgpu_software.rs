@@ -32,7 +32,6 @@ const RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";
 const BLANK: Evaluation = Evaluation {
     policy: [0.0; 6],
     value: 0.0,
-    margin: 0.0,
 };
 
 /// The variable that accepts a software rasterizer as the wgpu device.

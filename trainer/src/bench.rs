@@ -94,8 +94,7 @@ fn bench_service(
                     let mut out = vec![
                         Evaluation {
                             policy: [0.0; 6],
-                            value: 0.0,
-                            margin: 0.0,
+                            value: 0.0
                         };
                         input.len()
                     ];
@@ -143,8 +142,7 @@ fn bench_direct(
     let mut out = vec![
         Evaluation {
             policy: [0.0; 6],
-            value: 0.0,
-            margin: 0.0,
+            value: 0.0
         };
         batch
     ];

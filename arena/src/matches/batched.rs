@@ -395,7 +395,6 @@ mod tests {
                 *e = Evaluation {
                     policy,
                     value: ((key >> 56) as f32 / 255.0) - 0.5,
-                    margin: 0.0,
                 };
             }
             Ok(())

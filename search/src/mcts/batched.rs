@@ -194,7 +194,6 @@ impl BatchedSearch {
         let empty = Evaluation {
             policy: [0.0; 6],
             value: 0.0,
-            margin: 0.0,
         };
         loop {
             self.positions.clear();

@@ -97,12 +97,6 @@ pub struct MctsConfig {
     /// child but the most visited the forced visits that PUCT would not have given it, and
     /// drops children left with one visit. The move played is chosen from the real visits.
     pub forced_playouts: f32,
-    /// Weight `w` of the final seed margin in the value the search maximises (KataGo's score
-    /// utility): a leaf is worth `(1 − w) · value + w · margin` with the evaluator's value and
-    /// margin, a finished game `(1 − w) · result + w · margin / 48`. 0 = the result alone. With
-    /// `w > 0` the search prefers, among moves that keep the same result, those that keep more
-    /// seeds, which is what an exact judge of seeds asks; reported values are these mixes.
-    pub margin_utility: f32,
 }
 
 impl Default for MctsConfig {
@@ -127,7 +121,6 @@ impl Default for MctsConfig {
             gumbel_interior: InteriorRule::Puct,
             reuse_tree: true,
             forced_playouts: 0.0,
-            margin_utility: 0.0,
         }
     }
 }
@@ -190,11 +183,6 @@ impl MctsConfig {
             self.forced_playouts.is_finite() && (0.0..=100.0).contains(&self.forced_playouts),
             "forced_playouts",
             || format!("must lie in [0, 100], got {}", self.forced_playouts),
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.margin_utility),
-            "margin_utility",
-            || format!("must lie in [0, 1], got {}", self.margin_utility),
         )?;
         check(
             (0.0..=1.0).contains(&self.dirichlet_frac),

@@ -90,7 +90,6 @@ impl Search {
         let empty = Evaluation {
             policy: [0.0; 6],
             value: 0.0,
-            margin: 0.0,
         };
         loop {
             if self.slot.is_done() {

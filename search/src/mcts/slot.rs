@@ -145,7 +145,6 @@ impl SlotSearch {
         rng: &mut R,
     ) {
         self.clear_search();
-        self.tree.margin_utility = cfg.margin_utility;
         self.sims = sims.max(1);
         self.budget = self.sims;
         self.started = 0;
@@ -440,7 +439,6 @@ mod tests {
                 Evaluation {
                     policy: [0.0; 6],
                     value: 0.0,
-                    margin: 0.0,
                 },
             );
             UniformEvaluator
@@ -538,7 +536,6 @@ mod tests {
                     Evaluation {
                         policy: [0.0; 6],
                         value: 0.0,
-                        margin: 0.0,
                     },
                 );
                 UniformEvaluator

@@ -19,7 +19,7 @@
 use crate::evaluator::Evaluation;
 use oware_engine::Move;
 use oware_engine::Position;
-use oware_engine::{Game, GameResult, Side, adjudicate};
+use oware_engine::{Game, adjudicate};
 
 /// No node (the root's parent).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -116,9 +116,6 @@ pub(crate) struct Tree {
     game_start: Position,
     /// The moves of that game up to the root.
     game_moves: Vec<Move>,
-    /// The weight `w` of the final seed margin in every value the tree holds (see
-    /// [`MctsConfig::margin_utility`](super::MctsConfig::margin_utility)); set by each search.
-    pub margin_utility: f32,
 }
 
 impl Tree {
@@ -135,7 +132,6 @@ impl Tree {
             max_plies: 0,
             game_start: Position::start(),
             game_moves: Vec::new(),
-            margin_utility: 0.0,
         };
         t.reset(&Game::new());
         t
@@ -147,7 +143,7 @@ impl Tree {
         let mut root = Node::new(*game.position(), NONE, 0, false);
         if let Some(result) = game.result() {
             root.state = NodeState::Terminal;
-            root.raw_value = self.utility(&result, game.to_move());
+            root.raw_value = result.value_for(game.to_move());
         }
         self.nodes.push(root);
         self.sync_history(game);
@@ -281,7 +277,7 @@ impl Tree {
             let mut n = Node::new(child, node, m.relative() as u8, captured);
             if let Some(r) = result {
                 n.state = NodeState::Terminal;
-                n.raw_value = self.utility(&r, child.to_move());
+                n.raw_value = r.value_for(child.to_move());
             }
             self.nodes.push(n);
         }
@@ -306,34 +302,14 @@ impl Tree {
             let n = &mut self.nodes[c];
             n.prior = if sum > 0.0 { n.prior / sum } else { 1.0 / k };
         }
-        let finite = |x: f32| {
-            if x.is_finite() {
-                x.clamp(-1.0, 1.0)
-            } else {
-                0.0
-            }
-        };
-        let w = self.margin_utility;
-        let v = if w > 0.0 {
-            (1.0 - w) * finite(eval.value) + w * finite(eval.margin)
+        let v = if eval.value.is_finite() {
+            eval.value.clamp(-1.0, 1.0)
         } else {
-            finite(eval.value)
+            0.0
         };
         let n = &mut self.nodes[node as usize];
         n.raw_value = v;
         n.state = NodeState::Expanded;
-    }
-
-    /// The value of a finished game for `side`: its result (+1, 0, −1) mixed with its final
-    /// seed margin over 48 by [`Tree::margin_utility`].
-    fn utility(&self, result: &GameResult, side: Side) -> f32 {
-        let v = result.value_for(side);
-        let w = self.margin_utility;
-        if w > 0.0 {
-            (1.0 - w) * v + w * result.margin_for(side) as f32 / 48.0
-        } else {
-            v
-        }
     }
 
     /// Adds a simulation in flight to `node`: one visit worth `-virtual_loss` for the side that
@@ -417,10 +393,9 @@ impl Tree {
         }
         self.sync_history(game);
         if let Some(result) = game.result() {
-            let v = self.utility(&result, game.to_move());
             let root = &mut self.nodes[0];
             root.state = NodeState::Terminal;
-            root.raw_value = v;
+            root.raw_value = result.value_for(game.to_move());
         }
     }
 
