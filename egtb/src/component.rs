@@ -14,6 +14,7 @@
 use super::bits::Bits;
 use super::bounds::Bounds;
 use super::index::{Boards, unrank};
+use super::shared_proofs::{self, Answer, Effort};
 use super::successors::{Successor, own_row, successors};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -65,6 +66,8 @@ pub(crate) struct Components<'a> {
     pub exact: bool,
     /// The most nodes one exact search of an entry may visit.
     pub node_budget: u64,
+    /// Whether the search that shares proofs between lines runs ([`super::shared_proofs`]).
+    pub shared: bool,
     /// Entries searched exactly, those the search settled, and the nodes it visited.
     pub searched: AtomicU64,
     /// Entries the exact search settled.
@@ -76,6 +79,15 @@ pub(crate) struct Components<'a> {
     /// Entries the exact search settled although their lines met entries known only by an
     /// interval (open entries of smaller tables or of components solved before).
     pub settled_past_open: AtomicU64,
+    /// Searches of an entry by the search that shares proofs between lines (an entry left open
+    /// by its first round and by the path search is searched twice).
+    pub shared_searched: AtomicU64,
+    /// Entries it settled.
+    pub shared_settled: AtomicU64,
+    /// Nodes it visited.
+    pub shared_nodes: AtomicU64,
+    /// Results it reused on another line than the one that found them.
+    pub shared_reused: AtomicU64,
     /// Positions to look at again in a targeted sweep.
     pub dirty: Bits,
     /// Positions that changed in a full sweep.
@@ -194,7 +206,10 @@ impl Components<'_> {
     ///    justified at strictly earlier steps, so (for each side to move) no position of the
     ///    line repeats one before it, until a capture, an exit from the component or a
     ///    position whose all-history bound (valid after any history) carries the rest.
-    /// 2. **Exact search.** With [`Components::exact`], every member still open is searched
+    /// 2. **Shared proofs.** With [`Components::exact`], every member still open is settled
+    ///    threshold by threshold by the search of [`super::shared_proofs`], which reuses a
+    ///    result on every line that cannot change it; it settles nearly all of them.
+    /// 3. **Path search.** Every member still open is searched
     ///    from an empty history ([`Search`]) within the node budget by null-window probes
     ///    that halve its fixpoint interval, first with a small share of the budget and then,
     ///    for those still open, with all of it; every probe's answer narrows the stored
@@ -261,14 +276,23 @@ impl Components<'_> {
         if !self.exact {
             return;
         }
-        let open: Vec<u32> = members
-            .iter()
-            .copied()
-            .filter(|&v| {
-                let (l, h) = unpack(self.entry[v as usize].load(Relaxed));
-                l < h
-            })
-            .collect();
+        let still_open = |v: &u32| {
+            let (l, h) = unpack(self.entry[*v as usize].load(Relaxed));
+            l < h
+        };
+        let open: Vec<u32> = members.iter().copied().filter(still_open).collect();
+        // First the search that shares proofs between lines with a small budget, which
+        // settles the easy entries; then the path search; then the shared-proof search again,
+        // with the whole budget, for what the path search left open.
+        if self.shared {
+            self.share_proofs(
+                &open,
+                id,
+                ids,
+                (self.node_budget / FIRST_ROUND_SHARE).max(1),
+            );
+        }
+        let open: Vec<u32> = open.into_iter().filter(still_open).collect();
         let settle = |v: u32, budget: u64, first_look: bool| {
             // Another root's search may have settled or narrowed it meanwhile.
             let (l, h) = unpack(self.entry[v as usize].load(Relaxed));
@@ -343,6 +367,37 @@ impl Components<'_> {
         }
         open.par_iter()
             .for_each(|&v| settle(v, self.node_budget, !two_rounds));
+        if self.shared {
+            let open: Vec<u32> = open.into_iter().filter(still_open).collect();
+            self.share_proofs(&open, id, ids, self.node_budget);
+        }
+    }
+
+    /// Settles what it can of the entries `open` of component `id` by the search that shares
+    /// proofs between lines ([`super::shared_proofs`]): threshold by threshold, halving each
+    /// entry's interval, each threshold within `budget` nodes a pass.
+    fn share_proofs(&self, open: &[u32], id: u32, ids: &[u32], budget: u64) {
+        open.par_iter().for_each(|&v| {
+            let mut effort = Effort::default();
+            let (mut l, mut h) = unpack(self.entry[v as usize].load(Relaxed));
+            if l == h {
+                return;
+            }
+            while l < h {
+                let t = (l + h).div_ceil(2);
+                match shared_proofs::ask(self, v, id, ids, t, budget, &mut effort) {
+                    Answer::AtLeast => l = t,
+                    Answer::Below => h = t - 1,
+                    Answer::Open => break,
+                }
+                self.narrow_entry(v, l as i16, h as i16);
+                (l, h) = unpack(self.entry[v as usize].load(Relaxed));
+            }
+            self.shared_searched.fetch_add(1, Relaxed);
+            self.shared_settled.fetch_add((l == h) as u64, Relaxed);
+            self.shared_nodes.fetch_add(effort.nodes, Relaxed);
+            self.shared_reused.fetch_add(effort.reused, Relaxed);
+        });
     }
 
     /// Narrows the entry interval of `v` to `[l, h]` (as far as it is not narrower already);
@@ -364,7 +419,8 @@ impl Components<'_> {
         }
     }
 
-    fn board(&self, v: u32) -> [u8; 12] {
+    /// The board of table position `v`.
+    pub(crate) fn board(&self, v: u32) -> [u8; 12] {
         match unrank(v as u64, self.n as usize) {
             Some(b) => b,
             None => unreachable!("position {v} lies in the table of {} seeds", self.n),

@@ -96,10 +96,12 @@
 //! forced line never repeats a position before it leaves the component, captures or reaches a
 //! position whose all-history bound (true after any history) carries the rest. In the tables
 //! of up to [`SolveOptions::exact_up_to`] seeds the entries left open are then settled by an
-//! exact search of (position, path since the entry) inside the component, windowed by the
-//! fixpoints and cut by the all-history intervals and by the entry intervals widened by what a
-//! repetition of the path could give, within [`SolveOptions::node_budget`] nodes each; what it
-//! cannot settle keeps the narrowest interval it proved.
+//! exact search of (position, path since the entry) inside the component that keeps each
+//! result with the positions it depended on and reuses it on every line that cannot change it
+//! (`shared_proofs`), then by a search cut by the entry intervals widened by what a repetition
+//! of the path could give, within [`SolveOptions::node_budget`] nodes each; what neither
+//! settles keeps the narrowest interval proved. Every entry of the tables up to 20 seeds is
+//! exact.
 //!
 //! [`Tables::analyse`] narrows the interval of a game's position with its actual history: a
 //! move back to a position seen since the last capture is exact. [`Prover`] goes further: it
@@ -118,6 +120,7 @@ mod probe;
 mod prove;
 mod prove_entries;
 mod scc;
+mod shared_proofs;
 mod solve;
 mod successors;
 mod table;

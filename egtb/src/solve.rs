@@ -73,18 +73,18 @@ pub struct SolveOptions {
     /// The most proof-number nodes the proof pass may spend on one entry the exact search left
     /// open (0: no proof pass); see [`super::prove_entries`].
     pub proof_budget: u64,
+    /// Whether the exact search starts and ends with the search that shares proofs between
+    /// lines (`super::shared_proofs`); off only to measure or test the path search and the
+    /// proof pass alone.
+    pub shared_proofs: bool,
 }
 
-/// The default [`SolveOptions::exact_up_to`]: the exact searches and proofs of tables 8 and 9
-/// take about 280–340 s each on 2 cores and leave about 1,850 of 75,582 and 2,150 of 167,960
-/// entries open. Since a capture takes two or three seeds, their exact values reach every
-/// larger table: 93–96% of the entries of tables 10–20 are exact, against 72–81% with the
-/// search stopped at 8 seeds. The whole build of 0..=20 seeds then takes 16–19 minutes on a
-/// 2-core machine (`docs/results/2026-12-07-proof-pass.md`). Searching table 10 as well settles
-/// none of its open entries: each is open by one seed and hangs on open entries of tables 8
-/// and 9 (same page). The open counts vary by a few dozen between builds: parallel
-/// searches cut by what the others settled so far.
-pub const DEFAULT_EXACT_UP_TO: u8 = 9;
+/// The default [`SolveOptions::exact_up_to`]: every table up to 20 seeds. With the search that
+/// shares proofs between lines ([`super::shared_proofs`]) every entry of tables 6–20 is exact,
+/// tables 8 and 9 take about 20 and 30 s on 2 cores, and once the smaller tables are exact the
+/// fixpoints alone settle nearly every entry of the larger ones: the whole build of 0..=20
+/// seeds takes about 7 minutes and 1.5 GiB (`docs/results/2026-12-07-shared-proofs.md`).
+pub const DEFAULT_EXACT_UP_TO: u8 = 20;
 /// The default [`SolveOptions::node_budget`].
 pub const DEFAULT_NODE_BUDGET: u64 = 1_000_000;
 /// The default [`SolveOptions::proof_budget`].
@@ -103,6 +103,7 @@ impl SolveOptions {
             exact_up_to: seeds,
             node_budget: DEFAULT_NODE_BUDGET,
             proof_budget: DEFAULT_PROOF_BUDGET,
+            shared_proofs: true,
         }
     }
 }
@@ -126,8 +127,17 @@ pub struct SolveStats {
     pub expanded: u64,
     /// Positions with an exact entry value.
     pub entry_exact: u64,
-    /// Entries the exact search looked at (those the fixpoints left open, when the table is
-    /// within [`SolveOptions::exact_up_to`]).
+    /// Searches of an entry by the search that shares proofs between lines (those the fixpoints
+    /// left open, when the table is within [`SolveOptions::exact_up_to`]; an entry left open by
+    /// its first, small-budget round and by the path search is searched again).
+    pub shared_searched: u64,
+    /// Entries it settled.
+    pub shared_settled: u64,
+    /// Nodes it visited.
+    pub shared_nodes: u64,
+    /// Results it reused on another line than the one that found them.
+    pub shared_reused: u64,
+    /// Entries the path search looked at (those still open after the shared-proof search).
     pub searched: u64,
     /// Entries the exact search settled.
     pub settled: u64,
@@ -350,11 +360,16 @@ pub fn solve_table_with(
         entry: &entry,
         exact: n <= options.exact_up_to,
         node_budget: options.node_budget,
+        shared: options.shared_proofs,
         searched: AtomicU64::new(0),
         settled: AtomicU64::new(0),
         search_nodes: AtomicU64::new(0),
         harvested: AtomicU64::new(0),
         settled_past_open: AtomicU64::new(0),
+        shared_searched: AtomicU64::new(0),
+        shared_settled: AtomicU64::new(0),
+        shared_nodes: AtomicU64::new(0),
+        shared_reused: AtomicU64::new(0),
         dirty: Bits::new(len),
         changed: Bits::new(len),
         expanded: AtomicU64::new(0),
@@ -401,6 +416,10 @@ pub fn solve_table_with(
     stats.search_nodes = comps.search_nodes.load(Relaxed);
     stats.harvested = comps.harvested.load(Relaxed);
     stats.settled_past_open = comps.settled_past_open.load(Relaxed);
+    stats.shared_searched = comps.shared_searched.load(Relaxed);
+    stats.shared_settled = comps.shared_settled.load(Relaxed);
+    stats.shared_nodes = comps.shared_nodes.load(Relaxed);
+    stats.shared_reused = comps.shared_reused.load(Relaxed);
     let pass1 = searched.get() + comps.expanded.into_inner();
     drop(fixed);
     stats.expanded += pass1;

@@ -215,6 +215,10 @@ fn table_json(r: &TableReport) -> Value {
         v["expanded"] = json!(s.expanded);
         v["threads"] = json!(s.threads);
         v["positions_per_second_per_thread"] = json!(s.positions_per_second_per_thread());
+        v["entries_shared_searched"] = json!(s.shared_searched);
+        v["entries_shared_settled"] = json!(s.shared_settled);
+        v["shared_nodes"] = json!(s.shared_nodes);
+        v["shared_reused"] = json!(s.shared_reused);
         v["entries_searched"] = json!(s.searched);
         v["entries_settled"] = json!(s.settled);
         v["search_nodes"] = json!(s.search_nodes);
@@ -246,6 +250,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         exact_up_to: args.exact_up_to,
         node_budget: args.node_budget,
         proof_budget: args.proof_budget,
+        shared_proofs: true,
     };
     let (reports, _) = pool.install(|| {
         build_tables_with(&args.egtb, args.max_seeds as usize, &options, &|e| {
@@ -286,7 +291,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         for r in built {
             if let Some(s) = &r.stats {
                 println!(
-                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact ({} searched, {} settled, {} of them past open entries, {} settled inside other searches, {} nodes; proofs settled {} of {})",
+                    "  {:>2} seeds: {:>10} positions, {:>4} sweeps, {:>8.1} s, {:>10.0} positions/s/thread, {:.2}% exact; entries {:.2}% exact (shared proofs: {} searches, {} settled, {} nodes, {} results reused; path search: {} searched, {} settled, {} of them past open entries, {} settled inside other searches, {} nodes; proofs settled {} of {})",
                     r.n,
                     r.positions,
                     s.sweeps,
@@ -294,6 +299,10 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
                     s.positions_per_second_per_thread(),
                     100.0 * r.exact as f64 / r.positions as f64,
                     100.0 * r.entry_exact as f64 / r.positions as f64,
+                    s.shared_searched,
+                    s.shared_settled,
+                    s.shared_nodes,
+                    s.shared_reused,
                     s.searched,
                     s.settled,
                     s.settled_past_open,
