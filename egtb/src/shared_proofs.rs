@@ -31,7 +31,7 @@
 
 use super::bounds::Bounds;
 use super::component::{Components, NO_CAPTURE, NO_SUCCESSOR, unpack};
-use super::successors::{Successor, successors};
+use super::successors::{Successor, own_row, successors};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -230,7 +230,7 @@ impl Search<'_, '_> {
             return k;
         }
         let k = self.nodes.len() as u32;
-        let row = own_row_of(self.comps, index);
+        let row = own_row(&self.comps.board(index));
         let n = self.comps.n;
         let for_max = if max_to_move { row } else { n - row };
         self.nodes.push(Node {
@@ -254,38 +254,32 @@ impl Search<'_, '_> {
         self.path.pop();
     }
 
-    /// Whether Max secures the threshold at a leaf worth `b` to the mover of a node where Max
-    /// is to move (`max_to_move`) or not; an interval that straddles the threshold counts at
-    /// the end [`Search::optimistic`] picks.
-    fn leaf(&mut self, b: Bounds, max_to_move: bool) -> bool {
-        let n = self.comps.n;
-        let (lo, hi) = if max_to_move {
-            (b.lo, b.hi)
-        } else {
-            (n - b.hi, n - b.lo)
-        };
-        if lo >= self.threshold {
-            true
-        } else if hi < self.threshold {
-            false
-        } else {
-            self.loose = true;
-            self.optimistic
-        }
-    }
-
-    /// The all-history interval of table position `index`, when it settles the threshold.
-    fn settled(&self, index: u32, max_to_move: bool) -> Option<bool> {
-        let (l, h) = unpack(self.comps.state[index as usize].load(Relaxed));
-        let n = self.comps.n;
-        let (lo, hi) = if max_to_move { (l, h) } else { (n - h, n - l) };
-        if lo >= self.threshold {
+    /// Whether Max secures the threshold where the mover of a node with Max to move
+    /// (`max_to_move`) or not is worth `b`; `None` when the interval straddles it.
+    fn verdict(&self, b: Bounds, max_to_move: bool) -> Option<bool> {
+        let b = if max_to_move { b } else { b.flip(self.comps.n) };
+        if b.lo >= self.threshold {
             Some(true)
-        } else if hi < self.threshold {
+        } else if b.hi < self.threshold {
             Some(false)
         } else {
             None
         }
+    }
+
+    /// [`Search::verdict`] of a leaf: an interval that straddles the threshold counts at the
+    /// end [`Search::optimistic`] picks.
+    fn leaf(&mut self, b: Bounds, max_to_move: bool) -> bool {
+        self.verdict(b, max_to_move).unwrap_or_else(|| {
+            self.loose = true;
+            self.optimistic
+        })
+    }
+
+    /// The all-history interval of table position `index`, when it settles the threshold.
+    fn settled(&self, index: u32, max_to_move: bool) -> Option<bool> {
+        let (lo, hi) = unpack(self.comps.state[index as usize].load(Relaxed));
+        self.verdict(Bounds { lo, hi }, max_to_move)
     }
 
     /// Whether the kept result `p` at the current node holds after the current path.
@@ -365,12 +359,8 @@ impl Search<'_, '_> {
             if self.ids[q as usize] != self.id {
                 // Out of the component: no position of the path can recur. The child's entry
                 // interval is for its mover; flipped, for this node's mover.
-                let (el, eh) = unpack(comps.entry[q as usize].load(Relaxed));
-                let n = comps.n;
-                let exit = Bounds {
-                    lo: n - eh,
-                    hi: n - el,
-                };
+                let (lo, hi) = unpack(comps.entry[q as usize].load(Relaxed));
+                let exit = Bounds { lo, hi }.flip(comps.n);
                 if self.leaf(exit, max_to_move) == want {
                     return Some(Proven::leaf(want));
                 }
@@ -414,10 +404,8 @@ impl Search<'_, '_> {
         let children = &mut children[..m];
         children.sort_unstable();
         let mut through = reached;
+        // None of them is on the path: each search below leaves it as it found it.
         for &(_, _, c) in children.iter() {
-            if self.nodes[c as usize].on_path {
-                continue;
-            }
             self.enter(c);
             let r = self.search(c);
             self.leave(c);
@@ -443,11 +431,6 @@ impl Search<'_, '_> {
         self.keep(u, &p);
         Some(p)
     }
-}
-
-/// Seeds on the mover's row of table position `index`.
-fn own_row_of(comps: &Components<'_>, index: u32) -> u8 {
-    super::successors::own_row(&comps.board(index))
 }
 
 #[cfg(test)]
