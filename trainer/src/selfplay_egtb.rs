@@ -33,17 +33,68 @@ use std::sync::Arc;
 pub const AUTO: &str = "auto";
 
 /// The largest tables `selfplay.egtb = "auto"` builds: 0..=14 seeds are 8.8 M positions, about
-/// 20 MB on disk, built in about 25 seconds on 2 cores
-/// (`docs/results/2026-12-05-egtb-tables-idle.md`); the 15-minute runs that made the tables part
+/// 20 MB on disk, built with every entry exact in about 67 seconds on 2 cores
+/// (`docs/results/2026-12-07-selfplay-exact-tables.md`); the 15-minute runs that made the tables part
 /// of the default used these (`docs/results/2026-12-05-changes-harvest-levers.md`).
 pub const AUTO_TABLE_SEEDS: usize = 14;
 
-/// The tables of `selfplay.egtb = "auto"` settle their open entries by exact search up to 6
-/// seeds, three fewer than `oware egtb build` ([`oware_egtb::DEFAULT_EXACT_UP_TO`]): the
-/// seventh to ninth tables' exact searches would make a user's first training run wait minutes
-/// more, for self-play that the tables have not measurably strengthened
-/// (`docs/results/2026-12-06-selfplay-tables-exact-seven.md`).
-pub const AUTO_EXACT_UP_TO: u8 = 6;
+/// The tables of `selfplay.egtb = "auto"` settle their open entries by exact search up to
+/// [`AUTO_TABLE_SEEDS`] seeds: since the shared proofs every entry of tables 0..=14 comes out
+/// exact, in about 67 s on 2 cores, and self-play with them scored 46.8% and 51.7% against the
+/// yardstick where tables exact to 6 seeds scored 41.2% and 38.5%
+/// (`docs/results/2026-12-07-selfplay-exact-tables.md`).
+pub const AUTO_EXACT_UP_TO: u8 = AUTO_TABLE_SEEDS as u8;
+
+/// The file in [`auto_dir`] that says up to how many seeds the cached tables were searched
+/// exactly (one number). A cache without it was built when that was 6 seeds.
+pub const AUTO_MARKER: &str = "exact-up-to";
+
+/// Up to how many seeds the tables of a cache without [`AUTO_MARKER`] are kept: every entry up
+/// to 5 seeds was exact in every build with entry values, but table 6 of an older build can
+/// hold open entries, and tables built on those make the exact search of the larger ones many
+/// times slower.
+const UNMARKED_EXACT_UP_TO: u8 = 5;
+
+/// Up to how many seeds the tables cached in `dir` were searched exactly: the number in its
+/// [`AUTO_MARKER`], or [`UNMARKED_EXACT_UP_TO`] when there is none or it cannot be read (a
+/// damaged marker only costs a rebuild).
+fn cached_exact_up_to(dir: &Path) -> u8 {
+    std::fs::read_to_string(dir.join(AUTO_MARKER))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(UNMARKED_EXACT_UP_TO)
+}
+
+/// Removes the cached tables that an exact search up to [`AUTO_EXACT_UP_TO`] seeds would make
+/// better: those above the seeds the cache was searched exactly up to (a larger table is built
+/// from the smaller ones' entry values, so every table above the first one replaced goes too).
+/// Returns the seed counts removed.
+///
+/// # Errors
+/// A table file that exists and cannot be removed.
+fn remove_outdated(dir: &Path) -> anyhow::Result<Vec<usize>> {
+    let done = cached_exact_up_to(dir).min(AUTO_EXACT_UP_TO) as usize;
+    let mut removed = Vec::new();
+    if done >= AUTO_EXACT_UP_TO as usize {
+        return Ok(removed);
+    }
+    for n in done + 1..=AUTO_TABLE_SEEDS {
+        let path = oware_egtb::table_path(dir, n);
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed.push(n),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "removing {} to rebuild it with exact entries",
+                        path.display()
+                    )
+                });
+            }
+        }
+    }
+    Ok(removed)
+}
 
 /// The directory of `selfplay.egtb = "auto"`: `$XDG_CACHE_HOME/oware/egtb`, else
 /// `$HOME/.cache/oware/egtb`.
@@ -70,8 +121,9 @@ fn auto_dir_of(xdg_cache: Option<OsString>, home: Option<OsString>) -> Option<Pa
 /// The tables of `selfplay.egtb = "auto"`: those of 0..=[`AUTO_TABLE_SEEDS`] seeds in
 /// [`auto_dir`], built there when missing or unusable (tables already there are checked and
 /// kept, so this is quick after the first time; each file is written atomically, so a killed
-/// build, or two processes building at once, leave no damaged table). A table being built is
-/// announced on standard error.
+/// build, or two processes building at once, leave no damaged table). Tables of a cache
+/// searched exactly up to fewer seeds ([`AUTO_MARKER`]) are rebuilt once. A table being built
+/// is announced on standard error.
 ///
 /// # Errors
 /// No cache directory, or one that cannot be written.
@@ -86,6 +138,25 @@ pub fn load_auto() -> anyhow::Result<Tables> {
             );
         }
     };
+    let removed = remove_outdated(&dir)?;
+    if let (Some(first), Some(last)) = (removed.first(), removed.last()) {
+        eprintln!(
+            "selfplay.egtb = \"auto\": the cached tables of {first}..={last} seeds were built \
+             before every entry was searched exactly; rebuilding them (once)"
+        );
+    }
+    // Every table left in the cache now is as good as a new one, and every table built from
+    // here on is searched up to AUTO_EXACT_UP_TO seeds: the marker can say so before the
+    // build, so a build killed half-way keeps what it made.
+    if cached_exact_up_to(&dir) != AUTO_EXACT_UP_TO {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let marker = dir.join(AUTO_MARKER);
+        oware_engine::atomic_file::write_atomic(
+            &marker,
+            format!("{AUTO_EXACT_UP_TO}\n").as_bytes(),
+        )
+        .with_context(|| format!("writing {}", marker.display()))?;
+    }
     let options = oware_egtb::SolveOptions::exact_up_to(AUTO_EXACT_UP_TO);
     let (_, tables) = oware_egtb::build_tables_with(&dir, AUTO_TABLE_SEEDS, &options, &announce)
         .with_context(|| {
@@ -193,6 +264,49 @@ pub fn play_out(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_cache_searched_exactly_up_to_fewer_seeds_loses_the_tables_above_them() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let touch = |n: usize| {
+            std::fs::write(oware_egtb::table_path(dir.path(), n), b"").expect("write");
+        };
+        let present = || {
+            (0..=AUTO_TABLE_SEEDS)
+                .filter(|&n| oware_egtb::table_path(dir.path(), n).exists())
+                .collect::<Vec<_>>()
+        };
+        // No marker: an older cache, whose tables are kept up to 5 seeds.
+        (0..=AUTO_TABLE_SEEDS).for_each(touch);
+        assert_eq!(cached_exact_up_to(dir.path()), UNMARKED_EXACT_UP_TO);
+        let removed = remove_outdated(dir.path()).expect("removed");
+        assert_eq!(removed, (6..=AUTO_TABLE_SEEDS).collect::<Vec<_>>());
+        assert_eq!(present(), (0..=5).collect::<Vec<_>>());
+        // A marker of 9 seeds: only the tables above 9 go (here 12 and 13 were never built).
+        (0..=AUTO_TABLE_SEEDS).for_each(touch);
+        for n in [12, 13] {
+            std::fs::remove_file(oware_egtb::table_path(dir.path(), n)).expect("remove");
+        }
+        std::fs::write(dir.path().join(AUTO_MARKER), "9\n").expect("marker");
+        assert_eq!(
+            remove_outdated(dir.path()).expect("removed"),
+            vec![10, 11, 14]
+        );
+        assert_eq!(present(), (0..=9).collect::<Vec<_>>());
+        // A cache already searched as far as "auto" searches keeps everything.
+        (0..=AUTO_TABLE_SEEDS).for_each(touch);
+        std::fs::write(dir.path().join(AUTO_MARKER), format!("{AUTO_EXACT_UP_TO}"))
+            .expect("marker");
+        assert_eq!(
+            remove_outdated(dir.path()).expect("removed"),
+            Vec::<usize>::new()
+        );
+        assert_eq!(present().len(), AUTO_TABLE_SEEDS + 1);
+        // A damaged marker counts as none.
+        std::fs::write(dir.path().join(AUTO_MARKER), "x").expect("marker");
+        assert_eq!(cached_exact_up_to(dir.path()), UNMARKED_EXACT_UP_TO);
+    }
+
     use super::*;
     use oware_egtb::{Boards, Table, solve_table, table_len};
     use oware_engine::{Position, Side};
