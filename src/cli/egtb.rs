@@ -250,7 +250,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         exact_up_to: args.exact_up_to,
         node_budget: args.node_budget,
         proof_budget: args.proof_budget,
-        shared_proofs: true,
+        ..SolveOptions::default()
     };
     let (reports, _) = pool.install(|| {
         build_tables_with(&args.egtb, args.max_seeds as usize, &options, &|e| {

@@ -65,15 +65,15 @@ fn cached_exact_up_to(dir: &Path) -> u8 {
         .unwrap_or(UNMARKED_EXACT_UP_TO)
 }
 
-/// Removes the cached tables that an exact search up to [`AUTO_EXACT_UP_TO`] seeds would make
-/// better: those above the seeds the cache was searched exactly up to (a larger table is built
-/// from the smaller ones' entry values, so every table above the first one replaced goes too).
-/// Returns the seed counts removed.
+/// Removes the tables cached in `dir` that an exact search up to [`AUTO_EXACT_UP_TO`] seeds
+/// would make better: those above `cached`, the seeds the cache was searched exactly up to
+/// ([`cached_exact_up_to`]; a larger table is built from the smaller ones' entry values, so
+/// every table above the first one replaced goes too). Returns the seed counts removed.
 ///
 /// # Errors
 /// A table file that exists and cannot be removed.
-fn remove_outdated(dir: &Path) -> anyhow::Result<Vec<usize>> {
-    let done = cached_exact_up_to(dir).min(AUTO_EXACT_UP_TO) as usize;
+fn remove_outdated(dir: &Path, cached: u8) -> anyhow::Result<Vec<usize>> {
+    let done = cached.min(AUTO_EXACT_UP_TO) as usize;
     let mut removed = Vec::new();
     if done >= AUTO_EXACT_UP_TO as usize {
         return Ok(removed);
@@ -138,7 +138,8 @@ pub fn load_auto() -> anyhow::Result<Tables> {
             );
         }
     };
-    let removed = remove_outdated(&dir)?;
+    let cached = cached_exact_up_to(&dir);
+    let removed = remove_outdated(&dir, cached)?;
     if let (Some(first), Some(last)) = (removed.first(), removed.last()) {
         eprintln!(
             "selfplay.egtb = \"auto\": the cached tables of {first}..={last} seeds were built \
@@ -148,7 +149,7 @@ pub fn load_auto() -> anyhow::Result<Tables> {
     // Every table left in the cache now is as good as a new one, and every table built from
     // here on is searched up to AUTO_EXACT_UP_TO seeds: the marker can say so before the
     // build, so a build killed half-way keeps what it made.
-    if cached_exact_up_to(&dir) != AUTO_EXACT_UP_TO {
+    if cached != AUTO_EXACT_UP_TO {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let marker = dir.join(AUTO_MARKER);
         oware_engine::atomic_file::write_atomic(
@@ -264,6 +265,9 @@ pub fn play_out(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use oware_egtb::{Boards, Table, solve_table, table_len};
+    use oware_engine::{Position, Side};
 
     #[test]
     fn a_cache_searched_exactly_up_to_fewer_seeds_loses_the_tables_above_them() {
@@ -279,7 +283,7 @@ mod tests {
         // No marker: an older cache, whose tables are kept up to 5 seeds.
         (0..=AUTO_TABLE_SEEDS).for_each(touch);
         assert_eq!(cached_exact_up_to(dir.path()), UNMARKED_EXACT_UP_TO);
-        let removed = remove_outdated(dir.path()).expect("removed");
+        let removed = remove_outdated(dir.path(), cached_exact_up_to(dir.path())).expect("removed");
         assert_eq!(removed, (6..=AUTO_TABLE_SEEDS).collect::<Vec<_>>());
         assert_eq!(present(), (0..=5).collect::<Vec<_>>());
         // A marker of 9 seeds: only the tables above 9 go (here 12 and 13 were never built).
@@ -289,7 +293,7 @@ mod tests {
         }
         std::fs::write(dir.path().join(AUTO_MARKER), "9\n").expect("marker");
         assert_eq!(
-            remove_outdated(dir.path()).expect("removed"),
+            remove_outdated(dir.path(), cached_exact_up_to(dir.path())).expect("removed"),
             vec![10, 11, 14]
         );
         assert_eq!(present(), (0..=9).collect::<Vec<_>>());
@@ -298,7 +302,7 @@ mod tests {
         std::fs::write(dir.path().join(AUTO_MARKER), format!("{AUTO_EXACT_UP_TO}"))
             .expect("marker");
         assert_eq!(
-            remove_outdated(dir.path()).expect("removed"),
+            remove_outdated(dir.path(), cached_exact_up_to(dir.path())).expect("removed"),
             Vec::<usize>::new()
         );
         assert_eq!(present().len(), AUTO_TABLE_SEEDS + 1);
@@ -306,10 +310,6 @@ mod tests {
         std::fs::write(dir.path().join(AUTO_MARKER), "x").expect("marker");
         assert_eq!(cached_exact_up_to(dir.path()), UNMARKED_EXACT_UP_TO);
     }
-
-    use super::*;
-    use oware_egtb::{Boards, Table, solve_table, table_len};
-    use oware_engine::{Position, Side};
 
     /// The tables of 0..=`max` seeds, solved in memory.
     fn tiny_tables(max: u8) -> Tables {
