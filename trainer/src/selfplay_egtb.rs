@@ -42,7 +42,10 @@ pub const AUTO_TABLE_SEEDS: usize = 14;
 /// [`AUTO_TABLE_SEEDS`] seeds: since the shared proofs every entry of tables 0..=14 comes out
 /// exact, in about 67 s on 2 cores, and self-play with them scored 46.8% and 51.7% against the
 /// yardstick where tables exact to 6 seeds scored 41.2% and 38.5%
-/// (`docs/results/2026-12-07-selfplay-exact-tables.md`).
+/// (`docs/results/2026-12-07-selfplay-exact-tables.md`). At 60 minutes one pair went the other
+/// way (43.0% head to head): with every entry exact more games start a play-out and its proofs,
+/// and the run made 30% fewer learner steps
+/// (`docs/results/2026-12-07-sixty-minutes-exact-tables.md`).
 pub const AUTO_EXACT_UP_TO: u8 = AUTO_TABLE_SEEDS as u8;
 
 /// The file in [`auto_dir`] that says up to how many seeds the cached tables were searched
