@@ -77,6 +77,10 @@ pub struct SelfplayConfig {
     /// allow, and the search's leaf values are held to them too (see
     /// [`crate::selfplay_egtb`]).
     pub egtb: String,
+    /// With tables: the plies of a game finished by table play are training examples too
+    /// (perfect play's policy, the exact result as value target); otherwise only searched
+    /// positions are, and a network sees few positions the tables play out.
+    pub table_samples: bool,
     /// Where the workers' leaf batches are evaluated: each on its own thread (`per_worker`),
     /// or merged by one inference thread per device (`service`); `auto` picks `per_worker`
     /// on the CPU and `service` on a GPU.
@@ -146,6 +150,7 @@ impl Default for SelfplayConfig {
             opening_plies: 0,
             short_value_horizon: 6.0,
             egtb: crate::selfplay_egtb::AUTO.to_string(),
+            table_samples: false,
             inference: InferenceMode::Auto,
             // The service's own defaults (one source of truth).
             inference_max_batch: oware_model::ServiceConfig::default().max_batch,

@@ -323,7 +323,12 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
                     )? {
                         Some(plies) => {
                             stats.table_games.fetch_add(1, Ordering::Relaxed);
-                            stats.table_plies.fetch_add(plies as u64, Ordering::Relaxed);
+                            stats
+                                .table_plies
+                                .fetch_add(plies.len() as u64, Ordering::Relaxed);
+                            if sp.table_samples {
+                                record_table_plies(&mut pending[slot], plies, &game);
+                            }
                             Some(game)
                         }
                         None => {
@@ -355,6 +360,27 @@ pub fn run_worker<E: Evaluator + Send + Sync>(
         }
     }
     Ok(())
+}
+
+/// Records the plies of a play-out (`selfplay.table_samples`) after the game's searched
+/// positions: each with perfect play's policy and, as value and short-horizon targets, the
+/// game's result for its mover, which perfect play makes exact.
+fn record_table_plies(
+    pending: &mut Vec<PendingSample>,
+    plies: Vec<selfplay_egtb::TablePly>,
+    game: &Game,
+) {
+    let Some(result) = game.result() else { return };
+    pending.extend(plies.into_iter().map(|p| {
+        let value = result.value_for(p.side);
+        PendingSample {
+            position: p.position,
+            policy: p.policy,
+            side: p.side,
+            table_range: Some((value, value)),
+            search_value: value,
+        }
+    }));
 }
 
 /// A new self-play game: the start position, then a number of uniformly random moves drawn
@@ -693,17 +719,20 @@ mod tests {
         assert!(openings.len() >= 10, "{} distinct openings", openings.len());
     }
 
-    #[test]
-    fn with_tables_games_end_by_table_play_and_targets_follow_the_tables() {
-        let max = 10;
-        let dir = tempfile::tempdir().expect("temp dir");
-        // The exact search of 0..=6 seeds only: the seventh and eighth tables' cost minutes,
-        // and the test needs table play, not more exact entries.
+    /// The tables of 0..=`max` seeds, built in `dir` with the exact search of 0..=6 seeds
+    /// only (the seventh and eighth tables' cost minutes, and the tests need table play, not
+    /// more exact entries), and 24 self-play games of a uniform evaluator with them.
+    fn games_with_tables(
+        dir: &std::path::Path,
+        max: usize,
+        table_samples: bool,
+    ) -> (TrainConfig, Vec<GameRecord>, SelfplayStats, Arc<Tables>) {
         let options = oware_egtb::SolveOptions::exact_up_to(6);
-        oware_egtb::build_tables_with(dir.path(), max, &options, &|_| {}).expect("tables build");
+        oware_egtb::build_tables_with(dir, max, &options, &|_| {}).expect("tables build");
         let mut config = tiny();
         config.selfplay.workers = 2;
-        config.selfplay.egtb = dir.path().to_str().expect("utf-8").to_string();
+        config.selfplay.egtb = dir.to_str().expect("utf-8").to_string();
+        config.selfplay.table_samples = table_samples;
         let weights = SharedWeights::new(UniformEvaluator);
         let stats = SelfplayStats::default();
         let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(false));
@@ -719,8 +748,68 @@ mod tests {
         .expect("the pool starts");
         assert!(failure.is_none(), "{failure:?}");
         assert_eq!(records.len(), 24);
-        let tables = Tables::load(dir.path()).expect("tables load");
-        let tables = Arc::new(tables);
+        let tables = Arc::new(Tables::load(dir).expect("tables load"));
+        (config, records, stats, tables)
+    }
+
+    #[test]
+    fn table_samples_record_the_played_out_plies_with_exact_targets() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (_, records, stats, _) = games_with_tables(dir.path(), 10, true);
+        let table_plies = stats.table_plies.load(Ordering::Relaxed);
+        assert!(table_plies > 0, "no game was played out");
+        // Every searched position and every played-out ply is a sample.
+        let samples: usize = records.iter().map(|r| r.samples.len()).sum();
+        assert_eq!(
+            samples as u64,
+            stats.positions.load(Ordering::Relaxed) + table_plies
+        );
+        let mut checked = 0;
+        for r in &records {
+            // The samples follow the game; those after the last searched move are the
+            // play-out's: every one of its positions, in order, each with the exact result.
+            let mut game = Game::with_max_plies(oware_engine::DEFAULT_MAX_PLIES);
+            let mut samples = r.samples.iter().peekable();
+            let mut at = Vec::new();
+            for &mv in &r.moves {
+                if samples
+                    .peek()
+                    .is_some_and(|s| s.position == *game.position())
+                {
+                    at.push((game.ply(), game.to_move()));
+                    samples.next();
+                }
+                game.play(mv).expect("a legal move");
+            }
+            assert!(samples.next().is_none(), "a sample off the game's path");
+            for (s, &(_, side)) in r.samples.iter().zip(&at) {
+                assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                if s.value == r.result.value_for(side) && s.short_value == s.value {
+                    checked += 1;
+                }
+            }
+            // The record still passes the broker's checks (a policy on each sampled ply).
+            let bytes = crate::broker::wire::encode(r, "w", 0, 1, oware_engine::DEFAULT_MAX_PLIES)
+                .expect("encodes");
+            let decoded = crate::broker::wire::decode(&bytes).expect("a valid record");
+            assert_eq!(decoded.record.samples.len(), r.samples.len());
+        }
+        assert!(
+            checked as u64 >= table_plies,
+            "{checked} exact of {table_plies}"
+        );
+    }
+
+    #[test]
+    fn with_tables_games_end_by_table_play_and_targets_follow_the_tables() {
+        let max = 10;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (config, records, stats, tables) = games_with_tables(dir.path(), max, false);
+        assert_eq!(
+            records.iter().map(|r| r.samples.len() as u64).sum::<u64>(),
+            stats.positions.load(Ordering::Relaxed),
+            "without table_samples only searched positions are samples"
+        );
         let mut entered = 0;
         let mut covered = 0;
         for r in &records {

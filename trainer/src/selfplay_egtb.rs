@@ -22,8 +22,8 @@
 //! to the nearest result inside it, and one inside stays. The margin target stays the game's.
 
 use anyhow::Context;
-use oware_egtb::{Prover, Tables, keeping_move};
-use oware_engine::Game;
+use oware_egtb::{Analysis, Prover, Tables, keeping_move};
+use oware_engine::{Game, Move, Position, Side};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -216,10 +216,23 @@ pub const PLAY_OUT_PROOF_NODES: u64 = 200_000;
 /// game to the search, which the tables still bound.
 pub const SELFPLAY_PROOF_NODES: u64 = 2_000;
 
+/// One ply of a [`play_out`]: the position before it, and the policy of perfect play there,
+/// spread evenly over the moves the tables' intervals show to keep the value, or all on the
+/// move played when only a proof showed it (`selfplay.table_samples` records these).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TablePly {
+    /// The position before the ply.
+    pub position: Position,
+    /// Its mover.
+    pub side: Side,
+    /// Perfect play's policy over the mover's six houses (sums to 1).
+    pub policy: [f32; 6],
+}
+
 /// Finishes a game whose position has an exact value by perfect play from the tables; returns
-/// the plies played, or `None` (the game untouched) when no move could be proven to keep the
-/// value with proofs of at most `proof_nodes` nodes each ([`PLAY_OUT_PROOF_NODES`],
-/// [`SELFPLAY_PROOF_NODES`]).
+/// the plies played ([`TablePly`]), or `None` (the game untouched) when no move could be
+/// proven to keep the value with proofs of at most `proof_nodes` nodes each
+/// ([`PLAY_OUT_PROOF_NODES`], [`SELFPLAY_PROOF_NODES`]).
 ///
 /// At a position of exact value `v` (for its mover, given its history) every move's value lies
 /// within `[0, v]` and some move's is `v`; that move's child then has the exact value
@@ -235,10 +248,10 @@ pub fn play_out(
     tables: &Arc<Tables>,
     game: &mut Game,
     proof_nodes: u64,
-) -> anyhow::Result<Option<u32>> {
+) -> anyhow::Result<Option<Vec<TablePly>>> {
     let start = game.clone();
     let mut prover = Prover::new(Arc::clone(tables));
-    let mut plies = 0;
+    let mut plies = Vec::new();
     let mut value: Option<u8> = None;
     while !game.is_over() {
         let analysis = tables.analyse(game).with_context(|| {
@@ -257,13 +270,39 @@ pub fn play_out(
             *game = start;
             return Ok(None);
         };
+        plies.push(TablePly {
+            position: *game.position(),
+            side: game.to_move(),
+            policy: perfect_policy(&analysis, v, mv),
+        });
         game.play(mv)
             .context("playing out a table ending: an illegal table move")?;
         // The child's mover secures what the mover does not (see above).
         value = Some(n - v);
-        plies += 1;
     }
     Ok(Some(plies))
+}
+
+/// The policy of perfect play at a position of exact value `v`: even over the moves whose
+/// intervals start at `v` (each keeps it whatever the history since), else all on `played`,
+/// the move a proof showed to keep it.
+fn perfect_policy(analysis: &Analysis, v: u8, played: Move) -> [f32; 6] {
+    let mut policy = [0.0f32; 6];
+    let keeping: Vec<Move> = analysis
+        .moves
+        .iter()
+        .filter(|m| m.bounds.lo >= v)
+        .map(|m| m.mv)
+        .collect();
+    if keeping.is_empty() {
+        policy[played.relative()] = 1.0;
+    } else {
+        let share = 1.0 / keeping.len() as f32;
+        for m in keeping {
+            policy[m.relative()] = share;
+        }
+    }
+    policy
 }
 
 #[cfg(test)]
@@ -335,13 +374,29 @@ mod tests {
         let outcome = probe.outcome().expect("an exact value decides the result");
         let (final_lo, _) = probe.final_seeds();
         let before = game.clone();
-        let Some(_) = play_out(tables, &mut game, PLAY_OUT_PROOF_NODES).expect("plays out") else {
+        let Some(plies) = play_out(tables, &mut game, PLAY_OUT_PROOF_NODES).expect("plays out")
+        else {
             assert!(
                 game.moves() == before.moves() && game.position() == before.position(),
                 "a play-out that gives up leaves the game as it was"
             );
             return false;
         };
+        // One ply per move played, each the position before it with a policy of perfect play
+        // that holds the move played.
+        assert_eq!(plies.len(), game.moves().len());
+        let mut replay = before.clone();
+        for (ply, &mv) in plies.iter().zip(game.moves()) {
+            assert_eq!(ply.position, *replay.position());
+            assert_eq!(ply.side, replay.to_move());
+            assert!((ply.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!(ply.policy[mv.relative()] > 0.0, "{:?}", ply.policy);
+            for (i, &p) in ply.policy.iter().enumerate() {
+                let legal = replay.legal_moves().iter().any(|m| m.relative() == i);
+                assert!(p == 0.0 || legal, "policy on an illegal house {i}");
+            }
+            replay.play(mv).expect("legal");
+        }
         let board = pos.board();
         let result = game.result().expect("the game is over");
         assert_eq!(result.value_for(side), outcome.value(), "{board:?} {side}");
