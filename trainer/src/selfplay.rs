@@ -370,6 +370,7 @@ fn record_table_plies(
     plies: Vec<selfplay_egtb::TablePly>,
     game: &Game,
 ) {
+    // A play-out returns only once the game is over, so this holds its result.
     let Some(result) = game.result() else { return };
     pending.extend(plies.into_iter().map(|p| {
         let value = result.value_for(p.side);
