@@ -767,23 +767,24 @@ mod tests {
         );
         let mut checked = 0;
         for r in &records {
-            // The samples follow the game; those after the last searched move are the
-            // play-out's: every one of its positions, in order, each with the exact result.
+            // The samples follow the game, in order (the play-out's after the searched ones);
+            // each policy sums to 1, and at least one sample per played-out ply has the
+            // result itself as value and short-horizon target (counted below).
             let mut game = Game::with_max_plies(oware_engine::DEFAULT_MAX_PLIES);
             let mut samples = r.samples.iter().peekable();
-            let mut at = Vec::new();
+            let mut sides = Vec::new();
             for &mv in &r.moves {
                 if samples
                     .peek()
                     .is_some_and(|s| s.position == *game.position())
                 {
-                    at.push((game.ply(), game.to_move()));
+                    sides.push(game.to_move());
                     samples.next();
                 }
                 game.play(mv).expect("a legal move");
             }
             assert!(samples.next().is_none(), "a sample off the game's path");
-            for (s, &(_, side)) in r.samples.iter().zip(&at) {
+            for (s, &side) in r.samples.iter().zip(&sides) {
                 assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
                 if s.value == r.result.value_for(side) && s.short_value == s.value {
                     checked += 1;

@@ -285,22 +285,18 @@ pub fn play_out(
 
 /// The policy of perfect play at a position of exact value `v`: even over the moves whose
 /// intervals start at `v` (each keeps it whatever the history since), else all on `played`,
-/// the move a proof showed to keep it.
+/// the move a proof showed to keep it. No move is worth more than `v`, so those moves are the
+/// securing ones ([`Analysis::securing_moves`]) exactly when the best low end is `v`.
 fn perfect_policy(analysis: &Analysis, v: u8, played: Move) -> [f32; 6] {
-    let mut policy = [0.0f32; 6];
-    let keeping: Vec<Move> = analysis
-        .moves
-        .iter()
-        .filter(|m| m.bounds.lo >= v)
-        .map(|m| m.mv)
-        .collect();
-    if keeping.is_empty() {
-        policy[played.relative()] = 1.0;
+    let keeping = if analysis.secured() == Some(v) {
+        analysis.securing_moves()
     } else {
-        let share = 1.0 / keeping.len() as f32;
-        for m in keeping {
-            policy[m.relative()] = share;
-        }
+        vec![played]
+    };
+    let mut policy = [0.0f32; 6];
+    let share = 1.0 / keeping.len() as f32;
+    for m in keeping {
+        policy[m.relative()] = share;
     }
     policy
 }
