@@ -2,7 +2,9 @@
 //! verified when read.
 //!
 //! A checkpoint is a directory holding
-//! - `model.bpk`: the network's weights (burn's burnpack format),
+//! - `model.bpk`: the weights that play (burn's burnpack format): the moving average of the
+//!   weights in runs with `optimizer.ema_decay > 0`, else the trained weights,
+//! - `train_model.bpk`, only in runs with that average: the raw weights the optimizer steps,
 //! - `optimizer.bpk`: the optimizer's state (moments, step counts),
 //! - `meta.json`: [`FORMAT_VERSION`], the [`ModelConfig`], the [`OptimConfig`], the trainer's
 //!   counters ([`CheckpointMeta`]) and, for each other file, its length and FNV-1a 64 checksum
@@ -34,6 +36,9 @@ use std::path::{Path, PathBuf};
 pub const FORMAT_VERSION: u32 = 1;
 /// File name of the weights.
 pub const MODEL_FILE: &str = "model.bpk";
+/// File name of the raw trained weights, in checkpoints of runs that play a moving average of
+/// the weights (`optimizer.ema_decay > 0`; [`MODEL_FILE`] then holds the average).
+pub const TRAIN_MODEL_FILE: &str = "train_model.bpk";
 /// File name of the optimizer state.
 pub const OPTIMIZER_FILE: &str = "optimizer.bpk";
 /// File name of the metadata.
@@ -91,6 +96,10 @@ struct MetaFile {
     #[serde(flatten)]
     meta: CheckpointMeta,
     files: BTreeMap<String, FileDigest>,
+    /// Updates the moving average in `model.bpk` has taken (its warm-up), in checkpoints
+    /// with `train_model.bpk`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    average_updates: Option<u64>,
 }
 
 /// Why a checkpoint could not be written or read. Every variant names the file.
@@ -261,7 +270,7 @@ pub fn save_checkpoint_with(
         });
     }
     for e in extra {
-        let reserved = [MODEL_FILE, OPTIMIZER_FILE, META_FILE].contains(&e.name);
+        let reserved = [MODEL_FILE, TRAIN_MODEL_FILE, OPTIMIZER_FILE, META_FILE].contains(&e.name);
         let plain = !e.name.is_empty() && !e.name.starts_with('.') && !e.name.contains(['/', '\\']);
         if reserved || !plain {
             return Err(CheckpointError::Encode {
@@ -270,26 +279,12 @@ pub fn save_checkpoint_with(
             });
         }
     }
-    let model_path = dir.join(MODEL_FILE);
-    let finite = learner
-        .model()
-        .all_finite()
-        .map_err(|reason| CheckpointError::Encode {
-            path: model_path.clone(),
-            reason,
-        })?;
-    if !finite {
-        return Err(CheckpointError::NonFiniteWeights { path: model_path });
-    }
-    let model_bytes = learner
-        .model()
-        .clone()
-        .into_record()
-        .into_bytes()
-        .map_err(|e| CheckpointError::Encode {
-            path: dir.join(MODEL_FILE),
-            reason: e.to_string(),
-        })?;
+    let model_bytes = network_bytes(dir, MODEL_FILE, learner.play_model())?;
+    let train_bytes = if learner.has_average() {
+        Some(network_bytes(dir, TRAIN_MODEL_FILE, learner.model())?)
+    } else {
+        None
+    };
     let optim_bytes = learner
         .optimizer()
         .into_bytes()
@@ -299,6 +294,9 @@ pub fn save_checkpoint_with(
         })?;
     let mut files = BTreeMap::new();
     files.insert(MODEL_FILE.to_string(), digest(&model_bytes));
+    if let Some(bytes) = &train_bytes {
+        files.insert(TRAIN_MODEL_FILE.to_string(), digest(bytes));
+    }
     files.insert(OPTIMIZER_FILE.to_string(), digest(&optim_bytes));
     for e in extra {
         files.insert(e.name.to_string(), digest(e.bytes));
@@ -309,6 +307,7 @@ pub fn save_checkpoint_with(
         optim: learner.optim_config().clone(),
         meta: meta.clone(),
         files,
+        average_updates: learner.average_updates(),
     };
     let json = serde_json::to_string_pretty(&meta_file).map_err(|e| CheckpointError::Encode {
         path: dir.join(META_FILE),
@@ -338,6 +337,9 @@ pub fn save_checkpoint_with(
         .tempdir_in(&parent)
         .map_err(io_err(&parent))?;
     write_synced(&tmp.path().join(MODEL_FILE), &model_bytes)?;
+    if let Some(bytes) = &train_bytes {
+        write_synced(&tmp.path().join(TRAIN_MODEL_FILE), bytes)?;
+    }
     write_synced(&tmp.path().join(OPTIMIZER_FILE), &optim_bytes)?;
     for e in extra {
         write_synced(&tmp.path().join(e.name), e.bytes)?;
@@ -357,6 +359,27 @@ pub fn save_checkpoint_with(
     }
     oware_engine::atomic_file::sync_dir(&parent);
     Ok(())
+}
+
+/// `net`'s weights as the bytes of file `name` of checkpoint `dir`; refused when not all finite
+/// (a diverged network).
+fn network_bytes(dir: &Path, name: &str, net: &PolicyValueNet) -> Result<Vec<u8>, CheckpointError> {
+    let path = dir.join(name);
+    let finite = net.all_finite().map_err(|reason| CheckpointError::Encode {
+        path: path.clone(),
+        reason,
+    })?;
+    if !finite {
+        return Err(CheckpointError::NonFiniteWeights { path });
+    }
+    net.clone()
+        .into_record()
+        .into_bytes()
+        .map(|bytes| bytes.to_vec())
+        .map_err(|e| CheckpointError::Encode {
+            path,
+            reason: e.to_string(),
+        })
 }
 
 /// The suffix of the temporary directories and files checkpoints are built in.
@@ -526,11 +549,12 @@ fn panic_reason(payload: Box<dyn std::any::Any + Send>) -> String {
 /// Loads verified weights into a fresh network of the meta's shape on `device`.
 fn load_model(
     dir: &Path,
+    name: &str,
     meta: &MetaFile,
     device: &Device,
 ) -> Result<PolicyValueNet, CheckpointError> {
-    let path = dir.join(MODEL_FILE);
-    let data = read_verified(dir, MODEL_FILE, meta)?;
+    let path = dir.join(name);
+    let data = read_verified(dir, name, meta)?;
     decode_weights(&meta.model, data, device).map_err(|e| match e {
         WeightsError::NonFinite => CheckpointError::NonFiniteWeights { path },
         WeightsError::Shape { config, detail } => CheckpointError::ShapeMismatch {
@@ -546,14 +570,23 @@ fn load_model(
 
 /// Loads checkpoint `dir` for training: the network (on `device` with autodiff), its optimizer
 /// state and the trainer's meta. The configs are those stored in `meta.json`
-/// ([`Learner::config`], [`Learner::optim_config`]).
+/// ([`Learner::config`], [`Learner::optim_config`]). A checkpoint with `train_model.bpk` resumes
+/// training from those raw weights and, when its `ema_decay` is above 0, keeps `model.bpk` as
+/// the moving average; without it, `model.bpk` is the trained network (and a moving average,
+/// when asked for, starts from it).
 pub fn load_checkpoint(
     dir: &Path,
     device: &Device,
 ) -> Result<(Learner, CheckpointMeta), CheckpointError> {
     let meta = read_meta_file(dir)?;
     let device = device.clone().autodiff();
-    let model = load_model(dir, &meta, &device)?;
+    let averaged = meta.files.contains_key(TRAIN_MODEL_FILE);
+    let trained = if averaged {
+        TRAIN_MODEL_FILE
+    } else {
+        MODEL_FILE
+    };
+    let model = load_model(dir, trained, &meta, &device)?;
     let path = dir.join(OPTIMIZER_FILE);
     let data = read_verified(dir, OPTIMIZER_FILE, &meta)?;
     let fresh: ModuleOptimizer = build_optimizer(&meta.optim);
@@ -575,7 +608,11 @@ pub fn load_checkpoint(
             });
         }
     };
-    let learner = Learner::from_parts(model, optim, &meta.model, &meta.optim, device);
+    let mut learner = Learner::from_parts(model, optim, &meta.model, &meta.optim, device.clone());
+    if averaged && learner.has_average() {
+        let average = load_model(dir, MODEL_FILE, &meta, &device.without_autodiff())?;
+        learner.restore_average(&average, meta.average_updates);
+    }
     Ok((learner, meta.meta))
 }
 
@@ -587,7 +624,7 @@ pub fn load_evaluator(
 ) -> Result<(NetEvaluator, CheckpointMeta), CheckpointError> {
     let meta = read_meta_file(dir)?;
     let device = device.clone().without_autodiff();
-    let model = load_model(dir, &meta, &device)?;
+    let model = load_model(dir, MODEL_FILE, &meta, &device)?;
     Ok((NetEvaluator::new(&model, meta.model, &device), meta.meta))
 }
 
@@ -658,6 +695,70 @@ mod tests {
             Position::from_parts([0, 1, 2, 3, 9, 13, 0, 0, 2, 1, 0, 0], [10, 7], Side::North)
                 .expect("48"),
         ]
+    }
+
+    #[test]
+    fn a_weight_average_plays_and_the_raw_weights_resume() {
+        let root = tmpdir("average");
+        let dir = root.join("step-0000005");
+        let cfg = ModelConfig::new().with_hidden(16).with_blocks(2);
+        let optim = OptimConfig {
+            ema_decay: 0.9,
+            ..OptimConfig::default()
+        };
+        let mut learner = Learner::new(&cfg, &optim, &Device::flex());
+        let b = batch();
+        for _ in 0..5 {
+            learner.step(&b, 1e-2).expect("step");
+        }
+        let raw = NetEvaluator::new(learner.model(), cfg.clone(), &Device::flex())
+            .raw_outputs(&probe())
+            .expect("read");
+        let played = learner.evaluator().raw_outputs(&probe()).expect("read");
+        assert_ne!(raw, played, "the average lags behind the trained weights");
+        save_checkpoint(&dir, &learner, &meta()).expect("save");
+        assert!(dir.join(TRAIN_MODEL_FILE).is_file());
+
+        // Players load the average.
+        let (ev, _) = load_evaluator(&dir, &Device::flex()).expect("load evaluator");
+        assert_eq!(ev.raw_outputs(&probe()).expect("read"), played);
+
+        // Training resumes from the raw weights with the average and its warm-up intact:
+        // the next step gives the same losses, raw weights and average.
+        let (mut resumed, _) = load_checkpoint(&dir, &Device::flex()).expect("load");
+        assert_eq!(resumed.average_updates(), Some(5));
+        assert_eq!(
+            resumed.evaluator().raw_outputs(&probe()).expect("read"),
+            played
+        );
+        assert_eq!(learner.step(&b, 1e-2), resumed.step(&b, 1e-2));
+        assert_eq!(
+            learner.evaluator().raw_outputs(&probe()).expect("read"),
+            resumed.evaluator().raw_outputs(&probe()).expect("read")
+        );
+        let raw_of = |l: &Learner| {
+            NetEvaluator::new(l.model(), cfg.clone(), &Device::flex())
+                .raw_outputs(&probe())
+                .expect("read")
+        };
+        assert_eq!(raw_of(&learner), raw_of(&resumed));
+
+        // Resumed with the average turned off, the raw weights play.
+        let off = OptimConfig {
+            ema_decay: 0.0,
+            ..optim
+        };
+        resumed.reconfigure(&off).expect("reconfigure");
+        assert!(!resumed.has_average());
+        assert_eq!(
+            resumed.evaluator().raw_outputs(&probe()).expect("read"),
+            raw_of(&resumed)
+        );
+        // A run without the average writes no raw file.
+        let plain = root.join("step-0000006");
+        save_checkpoint(&plain, &resumed, &meta()).expect("save");
+        assert!(!plain.join(TRAIN_MODEL_FILE).exists());
+        let _ = fs::remove_dir_all(&root);
     }
 
     #[test]

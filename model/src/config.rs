@@ -170,6 +170,12 @@ pub struct OptimConfig {
     /// `selfplay.short_value_horizon` (search values of the next recorded positions, ending in
     /// the result). 0 trains the value on the game's result alone; any network shape can use it.
     pub value_target_mix: f32,
+    /// Decay of an exponential moving average of the weights (`avg ← d·avg + (1 − d)·w` after
+    /// every step, with a warm-up over the first steps): when above 0, the average is the
+    /// network that plays (self-play, evaluation, the checkpoints' `model.bpk`) while the
+    /// optimizer steps the raw weights (kept in `train_model.bpk`). 0 turns it off: the raw
+    /// weights play.
+    pub ema_decay: f64,
 }
 
 impl Default for OptimConfig {
@@ -183,6 +189,7 @@ impl Default for OptimConfig {
             short_value_weight: 0.25,
             // 0.5: the 15-minute runs' best, with selfplay.egtb (docs/results/2026-12-05-*).
             value_target_mix: 0.5,
+            ema_decay: 0.0,
         }
     }
 }
@@ -213,6 +220,9 @@ impl OptimConfig {
                 "value_target_mix = {} is outside 0..=1",
                 self.value_target_mix
             ));
+        }
+        if !(0.0..1.0).contains(&self.ema_decay) {
+            return Err(format!("ema_decay = {} is outside 0..1", self.ema_decay));
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! [`Learner`]: the trainable network, its optimizer and the loss.
 
+use crate::average::WeightAverage;
 use crate::config::{ModelConfig, OptimConfig, OptimizerKind};
 use crate::encode::{ILLEGAL_LOGIT, encode_batch, legal_mask};
 use crate::evaluator::NetEvaluator;
@@ -148,6 +149,8 @@ pub struct Learner {
     optim_config: OptimConfig,
     device: Device,
     steps: u64,
+    /// The moving average of the weights, when `optim_config.ema_decay > 0`.
+    average: Option<WeightAverage>,
 }
 
 impl std::fmt::Debug for Learner {
@@ -215,6 +218,7 @@ impl Learner {
         optim_config: &OptimConfig,
         device: Device,
     ) -> Learner {
+        let average = (optim_config.ema_decay > 0.0).then(|| WeightAverage::start(&model));
         Learner {
             model,
             optim,
@@ -222,7 +226,21 @@ impl Learner {
             optim_config: optim_config.clone(),
             device,
             steps: 0,
+            average,
         }
+    }
+
+    /// Replaces the moving average (when `optimizer.ema_decay > 0`) by `net`'s weights, an
+    /// average saved in a checkpoint after `updates` updates (`None`: long warmed up).
+    pub(crate) fn restore_average(&mut self, net: &PolicyValueNet, updates: Option<u64>) {
+        if self.average.is_some() {
+            self.average = Some(WeightAverage::restored(net, updates));
+        }
+    }
+
+    /// Updates the moving average has taken since it started, when there is one.
+    pub(crate) fn average_updates(&self) -> Option<u64> {
+        self.average.as_ref().map(WeightAverage::updates)
     }
 
     /// The network's shape.
@@ -240,9 +258,22 @@ impl Learner {
         &self.device
     }
 
-    /// The training network.
+    /// The training network: the raw weights the optimizer steps.
     pub fn model(&self) -> &PolicyValueNet {
         &self.model
+    }
+
+    /// The network that plays: the moving average of the weights when `optimizer.ema_decay`
+    /// is above 0 (without autodiff), else the training network.
+    pub fn play_model(&self) -> &PolicyValueNet {
+        self.average
+            .as_ref()
+            .map_or(&self.model, WeightAverage::net)
+    }
+
+    /// Whether the network that plays is a moving average, not the training network.
+    pub fn has_average(&self) -> bool {
+        self.average.is_some()
     }
 
     pub(crate) fn optimizer(&self) -> &ModuleOptimizer {
@@ -280,12 +311,18 @@ impl Learner {
         let state = self.optim.to_record();
         self.optim = build_optimizer(config).load_record(state);
         self.optim_config = config.clone();
+        match (config.ema_decay > 0.0, self.average.is_some()) {
+            (true, false) => self.average = Some(WeightAverage::start(&self.model)),
+            (false, true) => self.average = None,
+            _ => {}
+        }
         Ok(())
     }
 
-    /// A non-autodiff copy of the current weights for self-play and evaluation.
+    /// A non-autodiff copy of the weights that play ([`Learner::play_model`]) for self-play
+    /// and evaluation.
     pub fn evaluator(&self) -> NetEvaluator {
-        NetEvaluator::new(&self.model, self.config.clone(), &self.device)
+        NetEvaluator::new(self.play_model(), self.config.clone(), &self.device)
     }
 
     /// The losses of `batch` under the current weights, without a step.
@@ -307,6 +344,9 @@ impl Learner {
         let grads = GradientsParams::from_grads(total.backward(), &self.model);
         self.model = self.optim.step(lr, self.model.clone(), grads);
         self.steps += 1;
+        if let Some(average) = &mut self.average {
+            average.update(&self.model, self.optim_config.ema_decay);
+        }
         let all_finite = [losses.total, losses.policy, losses.value, losses.margin]
             .iter()
             .all(|x| x.is_finite());

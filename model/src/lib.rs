@@ -18,6 +18,7 @@
 //!   self-play workers);
 //! - [`device`]: `cpu` (burn's `flex`, always built), `wgpu` and `cuda` (Cargo features).
 
+mod average;
 pub mod checkpoint;
 mod config;
 pub mod device;
