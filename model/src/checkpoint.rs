@@ -22,7 +22,7 @@ use crate::config::{ModelConfig, OptimConfig};
 use crate::evaluator::NetEvaluator;
 use crate::learner::{Learner, build_optimizer};
 use crate::net::PolicyValueNet;
-use crate::weights::{WeightsError, decode_weights};
+use crate::weights::{WeightsError, decode_weights, encode_weights};
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
 use burn::tensor::{Bytes, Device};
@@ -365,21 +365,13 @@ pub fn save_checkpoint_with(
 /// (a diverged network).
 fn network_bytes(dir: &Path, name: &str, net: &PolicyValueNet) -> Result<Vec<u8>, CheckpointError> {
     let path = dir.join(name);
-    let finite = net.all_finite().map_err(|reason| CheckpointError::Encode {
-        path: path.clone(),
-        reason,
-    })?;
-    if !finite {
-        return Err(CheckpointError::NonFiniteWeights { path });
-    }
-    net.clone()
-        .into_record()
-        .into_bytes()
-        .map(|bytes| bytes.to_vec())
-        .map_err(|e| CheckpointError::Encode {
+    encode_weights(net).map_err(|e| match e {
+        WeightsError::NonFinite => CheckpointError::NonFiniteWeights { path },
+        other => CheckpointError::Encode {
             path,
-            reason: e.to_string(),
-        })
+            reason: other.to_string(),
+        },
+    })
 }
 
 /// The suffix of the temporary directories and files checkpoints are built in.
