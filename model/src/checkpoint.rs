@@ -23,7 +23,6 @@ use crate::evaluator::NetEvaluator;
 use crate::learner::{Learner, build_optimizer};
 use crate::net::PolicyValueNet;
 use crate::weights::{WeightsError, decode_weights, encode_weights};
-use burn::module::Module;
 use burn::optim::ModuleOptimizer;
 use burn::tensor::{Bytes, Device};
 use serde::{Deserialize, Serialize};
@@ -624,6 +623,7 @@ pub fn load_evaluator(
 mod tests {
     use super::*;
     use crate::learner::TrainBatch;
+    use burn::module::Module;
     use oware_engine::{Position, Side};
 
     fn tmpdir(tag: &str) -> PathBuf {
