@@ -96,6 +96,7 @@ fn a_tiny_run_trains_logs_and_its_checkpoint_plays() {
         "loss/value",
         "loss/margin",
         "train/lr",
+        "train/learner_busy",
         "selfplay/positions_per_sec",
         "selfplay/games_per_sec",
         "selfplay/sims_per_sec",

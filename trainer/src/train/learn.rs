@@ -58,6 +58,10 @@ pub(crate) struct Learning<'a, 'b> {
     last_checkpoint_step: u64,
     last_eval_step: u64,
     last_broker_report: Instant,
+    /// Time spent in learner steps since the last log, and when that log was written: their
+    /// ratio is the `train/learner_busy` scalar.
+    busy: Duration,
+    last_log: Instant,
 }
 
 impl<'a, 'b> Learning<'a, 'b> {
@@ -81,6 +85,8 @@ impl<'a, 'b> Learning<'a, 'b> {
             last_checkpoint_step: step,
             last_eval_step: step,
             last_broker_report: Instant::now(),
+            busy: Duration::ZERO,
+            last_log: Instant::now(),
             ctx,
             state,
             rx,
@@ -231,7 +237,10 @@ impl<'a, 'b> Learning<'a, 'b> {
         let samples = self.state.replay.sample(sched.batch_size, &mut self.rng);
         let batch = to_batch(&samples);
         let lr = sched.lr_at(step, sched.progress(step, self.elapsed()));
-        let losses = match self.state.learner.step(&batch, lr) {
+        let started = Instant::now();
+        let stepped = self.state.learner.step(&batch, lr);
+        self.busy += started.elapsed();
+        let losses = match stepped {
             Ok(losses) => losses,
             Err(TrainError::NonFiniteLoss(l)) => {
                 return Err(diverged(
@@ -268,6 +277,8 @@ impl<'a, 'b> Learning<'a, 'b> {
         let rates = self.window.rates(self.state.counters.new_samples);
         let mean_plies = mean_plies(&self.game_plies);
         self.game_plies.clear();
+        let busy = busy_share(self.busy, self.last_log.elapsed());
+        (self.busy, self.last_log) = (Duration::ZERO, Instant::now());
         if let Some(b) = self.broker.as_mut() {
             let report = b.report();
             log_broker(self.tb, &report, step)?;
@@ -281,6 +292,7 @@ impl<'a, 'b> Learning<'a, 'b> {
             ("loss/value", losses.value as f64),
             ("loss/margin", losses.margin as f64),
             ("train/lr", lr),
+            ("train/learner_busy", busy),
             ("selfplay/positions_per_sec", rates.positions_per_sec),
             ("selfplay/games_per_sec", rates.games_per_sec),
             ("selfplay/sims_per_sec", rates.sims_per_sec),
@@ -388,6 +400,15 @@ pub(crate) fn last_good(run: &RunDir) -> String {
         Ok(Some(dir)) => dir.display().to_string(),
         Ok(None) => "none (no checkpoint was written)".to_string(),
         Err(e) => format!("unknown ({e:#})"),
+    }
+}
+
+/// The share of `wall` spent in learner steps (`busy`), 0 for an empty interval.
+fn busy_share(busy: Duration, wall: Duration) -> f64 {
+    if wall.is_zero() {
+        0.0
+    } else {
+        (busy.as_secs_f64() / wall.as_secs_f64()).min(1.0)
     }
 }
 
@@ -600,5 +621,21 @@ fn checkpoint(
             ))
         }
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::busy_share;
+    use std::time::Duration;
+
+    #[test]
+    fn the_busy_share_is_the_learners_part_of_the_interval() {
+        let ms = Duration::from_millis;
+        assert!((busy_share(ms(250), ms(1000)) - 0.25).abs() < 1e-12);
+        assert_eq!(busy_share(ms(0), ms(1000)), 0.0);
+        // An empty interval, and timer rounding that puts the steps past the wall time.
+        assert_eq!(busy_share(ms(5), Duration::ZERO), 0.0);
+        assert_eq!(busy_share(ms(1001), ms(1000)), 1.0);
     }
 }
